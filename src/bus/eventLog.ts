@@ -1,0 +1,61 @@
+// Publishing engine events: each event is appended to its stream's capped replay log under the id
+// `0-{eventSeq}` and, only if that append succeeded, published live. Redis refuses an id that is not
+// above the log's last one, so re-publishing a batch after a crash (replay) delivers nothing twice.
+import type { Redis } from 'ioredis'
+import { eventId, type EngineEvent } from '../engine/events.js'
+import type { RedisKeys } from './keys.js'
+import { defineScript } from './script.js'
+
+export const REPLAY_FRAMES = 5_000
+
+// KEYS[i]            replay log (a stream) of event i
+// ARGV[1]            approximate MAXLEN of every log
+// ARGV[3i-1..3i+1]   event i's live channel, eventSeq (its log id is 0-eventSeq) and envelope JSON
+// Returns the number of events published (the others were already in their log).
+const publish = defineScript(`local published = 0
+for i = 1, #KEYS do
+  local base = 1 + 3 * (i - 1)
+  local ok = redis.pcall('XADD', KEYS[i], 'MAXLEN', '~', ARGV[1], '0-' .. ARGV[base + 2], 'e', ARGV[base + 3])
+  if type(ok) ~= 'table' or not ok.err then
+    redis.call('PUBLISH', ARGV[base + 1], ARGV[base + 3])
+    published = published + 1
+  end
+end
+return published`)
+
+/** The spec's envelope, as every transport sends it. */
+export interface EventEnvelope {
+  eventId: string
+  eventType: string
+  eventSeq: number
+  engineTs: number
+  sourceTs: number | null
+  correlationId: string | null
+  causationId: string | null
+  payload: unknown
+}
+
+export function toEnvelope(e: EngineEvent): EventEnvelope {
+  return {
+    eventId: eventId(e),
+    eventType: e.eventType,
+    eventSeq: e.eventSeq,
+    engineTs: e.engineTs,
+    sourceTs: e.sourceTs,
+    correlationId: e.correlationId,
+    causationId: e.causationId,
+    payload: e.payload,
+  }
+}
+
+/** Publishes events in order; returns how many were new. */
+export async function publishEvents(redis: Redis, keys: RedisKeys, events: readonly EngineEvent[]): Promise<number> {
+  if (events.length === 0) return 0
+  const logKeys: string[] = []
+  const args: Array<string | number> = [REPLAY_FRAMES]
+  for (const e of events) {
+    logKeys.push(keys.eventLog(e.stream))
+    args.push(keys.eventChannel(e.stream), e.eventSeq, JSON.stringify(toEnvelope(e)))
+  }
+  return (await publish(redis, logKeys, args)) as number
+}

@@ -1,0 +1,43 @@
+// Every Redis key and channel the system uses, in one place. All start with the configured prefix so
+// several deployments or test runs share one Redis without colliding.
+//
+//   {p}engine:commands        stream   the command log; the engine's only input
+//   {p}engine:epoch           string   id of this command stream's lifetime (changes when Redis is wiped)
+//   {p}engine:snapshot        string   latest engine snapshot JSON ({epoch, streamId, state})
+//   {p}engine:lease           string   "{instance}" of the engine leader, with a TTL (SET NX PX)
+//   {p}scheduler:lease        string   same, for the scheduler leader
+//   {p}replies:{node}         channel  engine → API node replies to commands that node sent
+//   {p}book:{marketId}        string   depth mirror: {marketId, sequence, bids, asks, timestamp}
+//   {p}marks                  hash     marketId → latest mark JSON
+//   {p}ev:{stream}            channel  live events of one stream (book:X, prices:X, marks:F, markets...)
+//   {p}evlog:{stream}         stream   the same events, capped, for replay
+
+export interface RedisKeys {
+  readonly prefix: string
+  readonly commands: string
+  readonly epoch: string
+  readonly snapshot: string
+  readonly engineLease: string
+  readonly schedulerLease: string
+  readonly marks: string
+  replies(node: string): string
+  book(marketId: string): string
+  eventChannel(stream: string): string
+  eventLog(stream: string): string
+}
+
+export function redisKeys(prefix: string): RedisKeys {
+  return {
+    prefix,
+    commands: `${prefix}engine:commands`,
+    epoch: `${prefix}engine:epoch`,
+    snapshot: `${prefix}engine:snapshot`,
+    engineLease: `${prefix}engine:lease`,
+    schedulerLease: `${prefix}scheduler:lease`,
+    marks: `${prefix}marks`,
+    replies: (node) => `${prefix}replies:${node}`,
+    book: (marketId) => `${prefix}book:${marketId}`,
+    eventChannel: (stream) => `${prefix}ev:${stream}`,
+    eventLog: (stream) => `${prefix}evlog:${stream}`,
+  }
+}

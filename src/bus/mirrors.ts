@@ -1,0 +1,60 @@
+// Read models the engine keeps in Redis after every batch, so any API node answers public reads
+// without asking the engine: the depth of each book and the latest mark of each market.
+import type { Redis } from 'ioredis'
+import { BUY, SELL } from '../engine/book/types.js'
+import type { MarketRuntime } from '../engine/marketRuntime.js'
+import type { Mark } from '../engine/state.js'
+import type { RedisKeys } from './keys.js'
+
+/** The spec's orderbook snapshot. */
+export interface BookSnapshot {
+  marketId: string
+  sequence: number
+  bids: Array<[string, string]>
+  asks: Array<[string, string]>
+  timestamp: string
+}
+
+export interface MarkView {
+  marketId: string
+  price: string
+  indexPrice: string | null
+  source: string
+  sourceTimestamp: number
+  engineTs: number
+}
+
+export function bookSnapshot(market: MarketRuntime, nowMs: number): BookSnapshot {
+  const fmt = (levels: Array<[number, number]>) =>
+    levels.map(([p, q]): [string, string] => [market.prices.format(p), market.quantities.format(q)])
+  return {
+    marketId: market.spec.id,
+    sequence: market.bookSeq,
+    bids: fmt(market.book.depth(BUY)),
+    asks: fmt(market.book.depth(SELL)),
+    timestamp: new Date(nowMs).toISOString(),
+  }
+}
+
+export function markView(m: Mark): MarkView {
+  return {
+    marketId: m.marketId,
+    price: m.price,
+    indexPrice: m.indexPrice,
+    source: m.source,
+    sourceTimestamp: m.sourceTs,
+    engineTs: m.engineTs,
+  }
+}
+
+export async function readBook(redis: Redis, keys: RedisKeys, marketId: string): Promise<BookSnapshot | null> {
+  const raw = await redis.get(keys.book(marketId))
+  return raw ? (JSON.parse(raw) as BookSnapshot) : null
+}
+
+export async function readMarks(redis: Redis, keys: RedisKeys): Promise<Map<string, MarkView>> {
+  const all = await redis.hgetall(keys.marks)
+  const out = new Map<string, MarkView>()
+  for (const [id, raw] of Object.entries(all)) out.set(id, JSON.parse(raw) as MarkView)
+  return out
+}

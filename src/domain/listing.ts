@@ -1,0 +1,115 @@
+// Which markets should be listed at a given time: spot and perpetual per family, the next quarterly
+// futures, and (BTC) options for the listed option expiries on a strike grid around spot at listing.
+// Pure: the listing job in the scheduler diffs this against what is listed and sends engine commands.
+import type { FamilyCatalog, LinearParams } from '../config/catalog.js'
+import { isoDate, nextQuarterlyExpiries, optionExpiries } from './calendar.js'
+import { D, formatDecimal } from './decimal.js'
+import type { MarketSpec, MarketType } from './market.js'
+
+export interface ListingContext {
+  nowMs: number
+  /** Reference spot per family for the strike grid: the latest mark, or the catalog's start price. */
+  spotRef: (family: string) => string
+  defaultStaleMarkMs: number
+}
+
+export function futureId(fam: FamilyCatalog, expiryMs: number): string {
+  return `${fam.futurePrefix}${isoDate(expiryMs)}`
+}
+
+export function optionId(family: string, expiryMs: number, strike: string, type: 'call' | 'put'): string {
+  return `${family}-${isoDate(expiryMs)}-${strike}-${type === 'call' ? 'C' : 'P'}`
+}
+
+/** Strikes every `step` within ±rangePct of spot, inclusive, as canonical decimal strings. */
+export function strikeGrid(spot: string, step: number, rangePct: number): string[] {
+  const s = D(spot)
+  const stepD = D(step)
+  const lo = s.mul(100 - rangePct).div(100).div(stepD).ceil().mul(stepD)
+  const hi = s.mul(100 + rangePct).div(100).div(stepD).floor().mul(stepD)
+  const out: string[] = []
+  for (let k = lo.gt(0) ? lo : stepD; k.lte(hi); k = k.add(stepD)) out.push(formatDecimal(k))
+  return out
+}
+
+function spec(
+  fam: FamilyCatalog,
+  ctx: ListingContext,
+  id: string,
+  type: MarketType,
+  params: LinearParams,
+  extra: Partial<MarketSpec> = {},
+): MarketSpec {
+  return {
+    id,
+    family: fam.family,
+    assetClass: fam.assetClass,
+    type,
+    base: fam.family,
+    quote: fam.quote,
+    tickSize: params.tickSize,
+    stepSize: params.stepSize,
+    minQuantity: params.minQuantity,
+    priceBandBps: fam.priceBandBps,
+    takerFeeBps: params.takerFeeBps,
+    makerFeeBps: params.makerFeeBps,
+    fundingIntervalMs: null,
+    fundingMaxRateBps: null,
+    expiryMs: null,
+    strike: null,
+    optionType: null,
+    staleMarkMs: fam.staleMarkMs ?? ctx.defaultStaleMarkMs,
+    listedAtMs: ctx.nowMs,
+    ...extra,
+  }
+}
+
+/**
+ * Every market the catalog wants listed at ctx.nowMs. Options are generated for every listed option
+ * expiry; the caller skips expiries it already lists, so a strike grid is fixed when first listed.
+ */
+export function plannedMarkets(catalog: readonly FamilyCatalog[], ctx: ListingContext): MarketSpec[] {
+  const out: MarketSpec[] = []
+  for (const fam of catalog) {
+    out.push(spec(fam, ctx, fam.spotId, 'spot', fam.spot))
+    out.push(
+      spec(fam, ctx, fam.perpetualId, 'perpetual', fam.perpetual, {
+        fundingIntervalMs: fam.perpetual.fundingIntervalMs,
+        fundingMaxRateBps: fam.perpetual.fundingMaxRateBps,
+      }),
+    )
+    for (const expiryMs of nextQuarterlyExpiries(ctx.nowMs, fam.futuresListed)) {
+      out.push(spec(fam, ctx, futureId(fam, expiryMs), 'future', fam.future, { expiryMs }))
+    }
+    if (!fam.options) continue
+    const strikes = strikeGrid(ctx.spotRef(fam.family), fam.options.strikeStep, fam.options.strikeRangePct)
+    for (const { expiryMs } of optionExpiries(ctx.nowMs)) {
+      for (const strike of strikes) {
+        for (const optionType of ['call', 'put'] as const) {
+          out.push(
+            spec(fam, ctx, optionId(fam.family, expiryMs, strike, optionType), 'option', fam.options, {
+              expiryMs,
+              strike,
+              optionType,
+            }),
+          )
+        }
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * The planned markets not yet listed. An option is skipped when its family already lists any option
+ * of that expiry (the grid is drawn once, around spot at first listing).
+ */
+export function marketsToList(planned: readonly MarketSpec[], listed: readonly MarketSpec[]): MarketSpec[] {
+  const ids = new Set(listed.map((m) => m.id))
+  const optionExpiriesListed = new Set(
+    listed.filter((m) => m.type === 'option').map((m) => `${m.family}:${m.expiryMs}`),
+  )
+  return planned.filter(
+    (m) => !ids.has(m.id) && !(m.type === 'option' && optionExpiriesListed.has(`${m.family}:${m.expiryMs}`)),
+  )
+}

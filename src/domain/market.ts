@@ -1,0 +1,69 @@
+// Market vocabulary shared by every layer: what a market is, independent of how it is stored or served.
+
+export const FAMILIES = ['BTC', 'XAUT', 'WTIOIL'] as const
+export type Family = (typeof FAMILIES)[number]
+
+export const ASSET_CLASSES = ['crypto', 'precious_metals', 'energy'] as const
+export type AssetClass = (typeof ASSET_CLASSES)[number]
+
+export const MARKET_TYPES = ['spot', 'perpetual', 'future', 'option'] as const
+export type MarketType = (typeof MARKET_TYPES)[number]
+
+export const MARKET_STATUSES = ['active', 'halted', 'settled'] as const
+export type MarketStatus = (typeof MARKET_STATUSES)[number]
+
+export type OptionType = 'call' | 'put'
+
+/** Everything fixed about a market when it is listed. Decimal values are canonical decimal strings. */
+export interface MarketSpec {
+  id: string
+  family: Family
+  assetClass: AssetClass
+  type: MarketType
+  base: string
+  quote: string
+  tickSize: string
+  stepSize: string
+  minQuantity: string
+  /** Orders must be priced within ±band of the governing mark, in basis points. */
+  priceBandBps: number
+  takerFeeBps: string
+  makerFeeBps: string
+  fundingIntervalMs: number | null
+  fundingMaxRateBps: string | null
+  expiryMs: number | null
+  strike: string | null
+  optionType: OptionType | null
+  /** Orders are refused when the governing mark is older than this. */
+  staleMarkMs: number
+  listedAtMs: number
+}
+
+export function isLinear(type: MarketType): boolean {
+  return type !== 'option'
+}
+
+/** The spec with its keys in one fixed order, so serialising it is canonical wherever it came from. */
+export function canonicalSpec(s: MarketSpec): MarketSpec {
+  return {
+    id: s.id,
+    family: s.family,
+    assetClass: s.assetClass,
+    type: s.type,
+    base: s.base,
+    quote: s.quote,
+    tickSize: s.tickSize,
+    stepSize: s.stepSize,
+    minQuantity: s.minQuantity,
+    priceBandBps: s.priceBandBps,
+    takerFeeBps: s.takerFeeBps,
+    makerFeeBps: s.makerFeeBps,
+    fundingIntervalMs: s.fundingIntervalMs,
+    fundingMaxRateBps: s.fundingMaxRateBps,
+    expiryMs: s.expiryMs,
+    strike: s.strike,
+    optionType: s.optionType,
+    staleMarkMs: s.staleMarkMs,
+    listedAtMs: s.listedAtMs,
+  }
+}

@@ -1,0 +1,402 @@
+// The production order book: price-time priority over integer ticks and lots. It owns the resting
+// orders (id map + an intrusive FIFO list per price level), the levels of each side (price map, sorted
+// index, and a best-first linked list of levels), and the set of levels changed since the last drain.
+// Pure data structure: no clock, no randomness, no I/O; the hot path allocates only the order it rests.
+import { createRequire } from 'node:module'
+import type btreeModule from 'sorted-btree'
+import { hashBook } from './hashBook.js'
+import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side, type Taker } from './types.js'
+
+// sorted-btree is CommonJS with `exports.default`; Node's ESM interop and Vitest's disagree on what a
+// default import yields, so require() it to get the class the same way everywhere.
+const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof btreeModule).default
+
+const comparePrices = (a: number, b: number): number => a - b
+
+/** A resting order with its queue links. Handed out as BookOrder, so holders see `remaining` live. */
+class Order implements BookOrder {
+  readonly id: string
+  readonly owner: string
+  readonly side: Side
+  readonly price: number
+  remaining: number
+  readonly seq: number
+  readonly level: Level
+  prev: Order | null
+  next: Order | null
+
+  constructor(id: string, owner: string, side: Side, price: number, remaining: number, seq: number, level: Level) {
+    this.id = id
+    this.owner = owner
+    this.side = side
+    this.price = price
+    this.remaining = remaining
+    this.seq = seq
+    this.level = level
+    this.prev = null
+    this.next = null
+  }
+
+  /** The links make the object graph cyclic; serialise the logical order only. */
+  toJSON(): BookOrder {
+    const { id, owner, side, price, remaining, seq } = this
+    return { id, owner, side, price, remaining, seq }
+  }
+}
+
+/** All resting orders at one price on one side, oldest first. */
+class Level {
+  readonly side: Side
+  readonly price: number
+  /** Sum of the orders' remaining lots. */
+  total: number
+  count: number
+  head: Order | null
+  tail: Order | null
+  /** Neighbours in the side's best-first list of non-empty levels. */
+  better: Level | null
+  worse: Level | null
+  /** Drain epoch in which the level was last recorded as changed (dedupes drainChanges). */
+  touched: number
+
+  constructor(side: Side, price: number) {
+    this.side = side
+    this.price = price
+    this.total = 0
+    this.count = 0
+    this.head = null
+    this.tail = null
+    this.better = null
+    this.worse = null
+    this.touched = 0
+  }
+}
+
+/** One side's levels. An emptied level leaves the index and the list at once but stays in `levels`
+ * until the next drain, so a level re-created before the drain is the same object (one change entry). */
+class BookSide {
+  readonly side: Side
+  readonly isBid: boolean
+  readonly levels = new Map<number, Level>()
+  // sorted-btree is only consulted when a level is created strictly inside the book (best-first walks
+  // use the level list), so a hand-written tree would not measurably change throughput.
+  readonly index = new BTree<number, Level>(undefined, comparePrices)
+  best: Level | null = null
+  worst: Level | null = null
+
+  constructor(side: Side) {
+    this.side = side
+    this.isBid = side === BUY
+  }
+}
+
+function fail(message: string): never {
+  throw new Error(`OrderBook invariant broken: ${message}`)
+}
+
+export class OrderBook implements Book {
+  private readonly byId = new Map<string, Order>()
+  private readonly bids = new BookSide(BUY)
+  private readonly asks = new BookSide(SELL)
+  /** Levels changed since the last drain, in first-touched order. */
+  private readonly changed: Level[] = []
+  private epoch = 1
+
+  get size(): number {
+    return this.byId.size
+  }
+
+  bestBid(): number | undefined {
+    const level = this.bids.best
+    return level === null ? undefined : level.price
+  }
+
+  bestAsk(): number | undefined {
+    const level = this.asks.best
+    return level === null ? undefined : level.price
+  }
+
+  wouldCross(side: Side, price: number): boolean {
+    if (side === BUY) {
+      const ask = this.asks.best
+      return ask !== null && price >= ask.price
+    }
+    const bid = this.bids.best
+    return bid !== null && price <= bid.price
+  }
+
+  fillableLots(side: Side, limit: number, owner: string, wanted: number): number {
+    if (!(wanted > 0)) return 0
+    const buying = side === BUY
+    let found = 0
+    for (let level = (buying ? this.asks : this.bids).best; level !== null; level = level.worse) {
+      if (buying ? level.price > limit : level.price < limit) break
+      for (let order = level.head; order !== null; order = order.next) {
+        if (order.owner === owner) continue
+        found += order.remaining
+        if (found >= wanted) return wanted
+      }
+    }
+    return found
+  }
+
+  match(taker: Taker, sink: MatchSink): number {
+    let lots = taker.lots
+    if (!Number.isSafeInteger(lots) || lots <= 0) throw new RangeError(`taker lots must be a positive safe integer, got ${lots}`)
+    const buying = taker.side === BUY
+    const side = buying ? this.asks : this.bids
+    const limit = taker.limit
+    const owner = taker.owner
+    // Always work on the head of the best level; the book is consistent whenever the sink is called.
+    while (lots > 0) {
+      const level = side.best
+      if (level === null || (buying ? level.price > limit : level.price < limit)) break
+      this.touch(level)
+      const maker = level.head as Order
+      if (maker.owner === owner + 'x') {
+        this.remove(side, maker)
+        sink.onSelfTradeCancel(maker)
+        continue
+      }
+      const available = maker.remaining
+      if (available > lots) {
+        maker.remaining = available - lots
+        level.total -= lots
+        sink.onFill(maker, lots)
+        return 0
+      }
+      maker.remaining = 0
+      level.total -= available
+      lots -= available
+      this.remove(side, maker)
+      sink.onFill(maker, available)
+    }
+    return lots
+  }
+
+  add(order: { id: string; owner: string; side: Side; price: number; remaining: number; seq: number }): void {
+    const { id, owner, side, price, remaining, seq } = order
+    if (side !== BUY && side !== SELL) throw new RangeError(`order ${id}: bad side ${side}`)
+    if (!Number.isSafeInteger(price) || price <= 0) throw new RangeError(`order ${id}: price must be a positive safe integer, got ${price}`)
+    if (!Number.isSafeInteger(remaining) || remaining <= 0) {
+      throw new RangeError(`order ${id}: remaining must be a positive safe integer, got ${remaining}`)
+    }
+    if (!Number.isSafeInteger(seq)) throw new RangeError(`order ${id}: seq must be a safe integer, got ${seq}`)
+    if (this.byId.has(id)) throw new Error(`order ${id} is already in the book`)
+    if (this.wouldCross(side, price)) throw new Error(`order ${id} at ${price} would cross the book`)
+    const bookSide = side === BUY ? this.bids : this.asks
+    let level = bookSide.levels.get(price)
+    if (level === undefined) {
+      level = new Level(side, price)
+      bookSide.levels.set(price, level)
+      this.linkLevel(bookSide, level)
+    } else if (level.count === 0) {
+      this.linkLevel(bookSide, level)
+    } else if (seq <= (level.tail as Order).seq) {
+      throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${(level.tail as Order).seq}`)
+    }
+    const resting = new Order(id, owner, side, price, remaining, seq, level)
+    const tail = level.tail
+    if (tail === null) level.head = resting
+    else {
+      tail.next = resting
+      resting.prev = tail
+    }
+    level.tail = resting
+    level.total += remaining
+    level.count++
+    this.byId.set(id, resting)
+    this.touch(level)
+  }
+
+  cancel(id: string): BookOrder | undefined {
+    const order = this.byId.get(id)
+    if (order === undefined) return undefined
+    this.touch(order.level)
+    this.remove(order.side === BUY ? this.bids : this.asks, order)
+    return order
+  }
+
+  /** Reduces the order BY `lots` (0 < lots < remaining), keeping its place in the queue. */
+  reduce(id: string, lots: number): void {
+    const order = this.byId.get(id)
+    if (order === undefined) throw new Error(`order ${id} is not in the book`)
+    if (!Number.isSafeInteger(lots) || lots <= 0 || lots >= order.remaining) {
+      throw new RangeError(`order ${id}: cannot reduce ${order.remaining} lots by ${lots}`)
+    }
+    order.remaining -= lots
+    order.level.total -= lots
+    this.touch(order.level)
+  }
+
+  get(id: string): BookOrder | undefined {
+    return this.byId.get(id)
+  }
+
+  levelSize(side: Side, price: number): number {
+    const level = (side === BUY ? this.bids : this.asks).levels.get(price)
+    return level === undefined ? 0 : level.total
+  }
+
+  depth(side: Side, maxLevels = Number.POSITIVE_INFINITY): Array<[number, number]> {
+    const out: Array<[number, number]> = []
+    for (let level = (side === BUY ? this.bids : this.asks).best; level !== null && out.length < maxLevels; level = level.worse) {
+      out.push([level.price, level.total])
+    }
+    return out
+  }
+
+  *orders(): Iterable<BookOrder> {
+    for (const side of [this.bids, this.asks]) {
+      for (let level = side.best; level !== null; level = level.worse) {
+        for (let order = level.head; order !== null; order = order.next) yield order
+      }
+    }
+  }
+
+  drainChanges(): Array<[Side, number]> {
+    const changed = this.changed
+    const out: Array<[Side, number]> = []
+    for (let i = 0; i < changed.length; i++) {
+      const level = changed[i] as Level
+      out.push([level.side, level.price])
+      if (level.count === 0) (level.side === BUY ? this.bids : this.asks).levels.delete(level.price)
+    }
+    changed.length = 0
+    this.epoch++
+    return out
+  }
+
+  validateInternalState(): void {
+    const orders = this.validateSide(this.bids) + this.validateSide(this.asks)
+    if (orders !== this.byId.size) fail(`${this.byId.size} orders by id but ${orders} in the levels`)
+    const bid = this.bids.best
+    const ask = this.asks.best
+    if (bid !== null && ask !== null && bid.price >= ask.price) fail(`crossed book: bid ${bid.price} >= ask ${ask.price}`)
+    const seen = new Set<Level>()
+    for (const level of this.changed) {
+      if (level.touched !== this.epoch || seen.has(level)) fail(`change list entry ${level.side}/${level.price} is stale or repeated`)
+      seen.add(level)
+    }
+  }
+
+  stateHash(): string {
+    return hashBook(this.orders())
+  }
+
+  private touch(level: Level): void {
+    if (level.touched !== this.epoch) {
+      level.touched = this.epoch
+      this.changed.push(level)
+    }
+  }
+
+  /** Unlinks a resting order, and its level once empty; the caller has already settled `remaining`. */
+  private remove(side: BookSide, order: Order): void {
+    const level = order.level
+    const prev = order.prev
+    const next = order.next
+    if (prev === null) level.head = next
+    else prev.next = next
+    if (next === null) level.tail = prev
+    else next.prev = prev
+    order.prev = null
+    order.next = null
+    level.total -= order.remaining
+    level.count--
+    this.byId.delete(order.id)
+    if (level.count === 0) this.unlinkLevel(side, level)
+  }
+
+  /** Puts an empty level into the index and the best-first list. O(log L) through the index only when
+   * the price falls strictly between the side's best and worst levels. */
+  private linkLevel(side: BookSide, level: Level): void {
+    const price = level.price
+    side.index.set(price, level)
+    const best = side.best
+    const worst = side.worst
+    if (best === null || worst === null) {
+      side.best = level
+      side.worst = level
+    } else if (side.isBid ? price > best.price : price < best.price) {
+      level.worse = best
+      best.better = level
+      side.best = level
+    } else if (side.isBid ? price < worst.price : price > worst.price) {
+      level.better = worst
+      worst.worse = level
+      side.worst = level
+    } else {
+      const worseKey = side.isBid ? side.index.nextLowerKey(price) : side.index.nextHigherKey(price)
+      const worse = side.levels.get(worseKey as number) as Level
+      const better = worse.better as Level
+      level.better = better
+      level.worse = worse
+      better.worse = level
+      worse.better = level
+    }
+  }
+
+  private unlinkLevel(side: BookSide, level: Level): void {
+    side.index.delete(level.price)
+    const better = level.better
+    const worse = level.worse
+    if (better === null) side.best = worse
+    else better.worse = worse
+    if (worse === null) side.worst = better
+    else worse.better = better
+    level.better = null
+    level.worse = null
+  }
+
+  /** Checks one side and returns how many orders it holds. */
+  private validateSide(side: BookSide): number {
+    const name = side.isBid ? 'bid' : 'ask'
+    let orders = 0
+    let levels = 0
+    let prevLevel: Level | null = null
+    for (let level = side.best; level !== null; level = level.worse) {
+      const at = `${name} level ${level.price}`
+      if (++levels > side.levels.size) fail(`${name} level list is cyclic`)
+      if (level.better !== prevLevel) fail(`${at}: broken level links`)
+      if (prevLevel !== null && (side.isBid ? level.price >= prevLevel.price : level.price <= prevLevel.price)) {
+        fail(`${at}: levels not sorted best-first`)
+      }
+      if (level.side !== side.side) fail(`${at}: level has side ${level.side}`)
+      if (side.levels.get(level.price) !== level) fail(`${at}: price map disagrees`)
+      if (side.index.get(level.price) !== level) fail(`${at}: price index disagrees`)
+      if (level.count <= 0 || level.head === null) fail(`${at}: empty level in the index`)
+      let total = 0
+      let count = 0
+      let prev: Order | null = null
+      for (let order: Order | null = level.head; order !== null; order = order.next) {
+        const of = `${at}: order ${order.id}`
+        if (++count > this.byId.size) fail(`${at}: order list is cyclic`)
+        if (order.prev !== prev) fail(`${of}: broken order links`)
+        if (order.level !== level || order.side !== side.side || order.price !== level.price) fail(`${of}: wrong level`)
+        if (!Number.isSafeInteger(order.remaining) || order.remaining <= 0) fail(`${of}: remaining ${order.remaining}`)
+        if (prev !== null && order.seq <= prev.seq) fail(`${of}: seq ${order.seq} not after ${prev.seq}`)
+        if (this.byId.get(order.id) !== order) fail(`${of}: id map disagrees`)
+        total += order.remaining
+        prev = order
+      }
+      if (level.tail !== prev) fail(`${at}: tail is not the last order`)
+      if (count !== level.count) fail(`${at}: count ${level.count} but ${count} orders`)
+      if (total !== level.total) fail(`${at}: total ${level.total} but orders sum to ${total}`)
+      orders += count
+      prevLevel = level
+    }
+    if (side.worst !== prevLevel) fail(`${name} worst level is not the list's last`)
+    if (side.index.size !== levels) fail(`${name} index holds ${side.index.size} levels, list ${levels}`)
+    let live = 0
+    for (const [price, level] of side.levels) {
+      if (level.price !== price || level.side !== side.side) fail(`${name} price map entry ${price} holds the wrong level`)
+      if (level.count > 0) live++
+      else if (level.total !== 0 || level.head !== null || level.touched !== this.epoch || side.index.has(price)) {
+        fail(`${name} level ${price}: empty level not pending the next drain`)
+      }
+    }
+    if (live !== levels) fail(`${name} price map holds ${live} live levels, list ${levels}`)
+    return orders
+  }
+}

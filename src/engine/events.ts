@@ -1,0 +1,26 @@
+// Events the engine emits. Each belongs to one stream (a book, a symbol's prices, a user's fills...) and
+// carries that stream's next sequence number, so every transport can hand clients the spec's envelope.
+
+export interface EngineEvent {
+  /** Redis stream/channel suffix, e.g. `book:BTC-PERP`, `prices:BTC-PERP`, `markets`. */
+  stream: string
+  eventType: string
+  eventSeq: number
+  engineTs: number
+  sourceTs: number | null
+  correlationId: string | null
+  causationId: string | null
+  payload: unknown
+}
+
+/** The spec's event id: `{eventType}-{eventSeq}-{engineTs}`. */
+export function eventId(e: Pick<EngineEvent, 'eventType' | 'eventSeq' | 'engineTs'>): string {
+  return `${e.eventType}-${e.eventSeq}-${e.engineTs}`
+}
+
+export const streams = {
+  book: (marketId: string) => `book:${marketId}`,
+  prices: (marketId: string) => `prices:${marketId}`,
+  marks: (family: string) => `marks:${family}`,
+  markets: 'markets',
+} as const

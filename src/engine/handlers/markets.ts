@@ -1,0 +1,59 @@
+// Market lifecycle: listing, halt/resume, expiry.
+import { DomainError } from '../../domain/errors.js'
+import { canonicalSpec, type MarketSpec } from '../../domain/market.js'
+import type { Ctx } from '../context.js'
+import { streams } from '../events.js'
+import { MarketRuntime, invalidSpec } from '../marketRuntime.js'
+
+export function marketOrThrow(ctx: Ctx, marketId: string): MarketRuntime {
+  const market = ctx.state.markets.get(marketId)
+  if (!market) throw new DomainError('MARKET_NOT_FOUND', `Unknown market ${marketId}`)
+  return market
+}
+
+function emitStatus(ctx: Ctx, market: MarketRuntime): void {
+  ctx.changes.markets.add(market.spec.id)
+  ctx.emit(streams.markets, 'MarketStatus', { marketId: market.spec.id, status: market.status })
+}
+
+/** Lists the markets not listed yet; already-listed ids are left as they are. Returns the new ids. */
+export function listMarkets(ctx: Ctx, specs: MarketSpec[]): string[] {
+  for (const spec of specs) {
+    const why = invalidSpec(spec)
+    if (why) throw new DomainError('INVALID_REQUEST', `Cannot list ${spec.id}: ${why}`)
+  }
+  const listed: string[] = []
+  for (const spec of specs) {
+    if (ctx.state.markets.has(spec.id)) continue
+    const market = new MarketRuntime(canonicalSpec({ ...spec, listedAtMs: ctx.now }))
+    ctx.state.markets.set(spec.id, market)
+    listed.push(spec.id)
+    emitStatus(ctx, market)
+  }
+  return listed
+}
+
+export function setMarketStatus(ctx: Ctx, marketId: string, status: 'active' | 'halted'): { marketId: string; status: string } {
+  const market = marketOrThrow(ctx, marketId)
+  if (market.status === 'settled') throw new DomainError('MARKET_HALTED', `${marketId} is settled`)
+  if (market.status !== status) {
+    market.status = status
+    emitStatus(ctx, market)
+  }
+  return { marketId, status }
+}
+
+/** Retires an expired market: it stops trading and keeps its history. */
+export function expireMarket(ctx: Ctx, marketId: string): { marketId: string; status: string } {
+  const market = marketOrThrow(ctx, marketId)
+  const expiry = market.spec.expiryMs
+  if (expiry === null || ctx.now < expiry) {
+    throw new DomainError('INVALID_REQUEST', `${marketId} has not expired`)
+  }
+  if (market.status !== 'settled') {
+    market.status = 'settled'
+    market.settledAtMs = ctx.now
+    emitStatus(ctx, market)
+  }
+  return { marketId, status: market.status }
+}

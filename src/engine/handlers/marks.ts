@@ -1,0 +1,104 @@
+// Marks: the feed's and the operator's observations of spot and futures, and the perpetual index the
+// engine derives from the futures curve (DESIGN.md §5). A derived mark carries the oldest source time
+// of its inputs, so staleness propagates and checks fail closed.
+import { DomainError } from '../../domain/errors.js'
+import { D, formatDecimal, parseDecimal } from '../../domain/decimal.js'
+import { curveIndex } from '../../domain/pricing/curveIndex.js'
+import type { MarkInput } from '../commands.js'
+import type { Ctx } from '../context.js'
+import { streams } from '../events.js'
+import type { MarketRuntime } from '../marketRuntime.js'
+import type { Mark } from '../state.js'
+
+function validate(ctx: Ctx, input: MarkInput): MarketRuntime {
+  const market = ctx.state.markets.get(input.marketId)
+  if (!market) throw new DomainError('MARKET_NOT_FOUND', `Unknown market ${input.marketId}`)
+  if (market.spec.type !== 'spot' && market.spec.type !== 'future') {
+    throw new DomainError('INVALID_REQUEST', `Marks are taken for spot and futures; ${input.marketId} derives its own`)
+  }
+  const price = parseDecimal(input.price)
+  if (!price || !price.isPositive()) throw new DomainError('INVALID_REQUEST', `Mark price must be a positive decimal string`)
+  if (!Number.isSafeInteger(input.sourceTs) || input.sourceTs <= 0) {
+    throw new DomainError('INVALID_REQUEST', 'sourceTimestamp must be a positive integer of unix ms')
+  }
+  if (typeof input.source !== 'string' || !/^[a-z][a-z0-9_-]{0,31}$/.test(input.source)) {
+    throw new DomainError('INVALID_REQUEST', 'source must be a short lowercase name')
+  }
+  return market
+}
+
+function setMark(ctx: Ctx, market: MarketRuntime, mark: Omit<Mark, 'engineTs' | 'marketId'>): void {
+  const stored: Mark = { marketId: market.spec.id, engineTs: ctx.now, ...mark }
+  ctx.state.marks.set(stored.marketId, stored)
+  ctx.changes.marks.push(stored)
+  ctx.emit(
+    streams.marks(market.spec.family),
+    'MarkPrice',
+    { marketId: stored.marketId, price: stored.price, indexPrice: stored.indexPrice, source: stored.source },
+    stored.sourceTs,
+  )
+}
+
+/** Applies a set of observations atomically: all are validated before any is taken. */
+export function updateMarks(ctx: Ctx, inputs: MarkInput[]): { accepted: number } {
+  if (!Array.isArray(inputs) || inputs.length === 0) throw new DomainError('INVALID_REQUEST', 'marks must be a non-empty list')
+  const markets = inputs.map((input) => validate(ctx, input))
+  const families = new Set<string>()
+  let accepted = 0
+  inputs.forEach((input, i) => {
+    const market = markets[i]!
+    const prev = ctx.state.marks.get(input.marketId)
+    // A late observation never overwrites a newer one.
+    if (prev && prev.sourceTs > input.sourceTs) return
+    setMark(ctx, market, {
+      price: formatDecimal(D(input.price)),
+      indexPrice: null,
+      source: input.source,
+      sourceTs: input.sourceTs,
+    })
+    families.add(market.spec.family)
+    accepted++
+  })
+  for (const family of families) refreshPerpetualIndex(ctx, family)
+  return { accepted }
+}
+
+/** The family's front and next futures still trading at the engine's time, nearest first. */
+export function liveFutures(ctx: Ctx, family: string): MarketRuntime[] {
+  const out: MarketRuntime[] = []
+  for (const m of ctx.state.markets.values()) {
+    if (m.spec.family === family && m.spec.type === 'future' && m.status !== 'settled' && m.spec.expiryMs! > ctx.now) {
+      out.push(m)
+    }
+  }
+  return out.sort((a, b) => a.spec.expiryMs! - b.spec.expiryMs!)
+}
+
+/** Recomputes the family's perpetual mark from the futures curve; emits PerpPrice when it moved. */
+export function refreshPerpetualIndex(ctx: Ctx, family: string): void {
+  let perp: MarketRuntime | undefined
+  for (const m of ctx.state.markets.values()) {
+    if (m.spec.family === family && m.spec.type === 'perpetual') perp = m
+  }
+  if (!perp) return
+  const [f1, f2] = liveFutures(ctx, family)
+  const m1 = f1 && ctx.state.marks.get(f1.spec.id)
+  if (!f1 || !m1) return
+  const m2 = f2 && ctx.state.marks.get(f2.spec.id)
+  const index = curveIndex({
+    nowMs: ctx.now,
+    f1: { price: D(m1.price), expiryMs: f1.spec.expiryMs!, sourceTs: m1.sourceTs },
+    f2: f2 && m2 ? { price: D(m2.price), expiryMs: f2.spec.expiryMs!, sourceTs: m2.sourceTs } : null,
+    tick: perp.tick,
+  })
+  const price = formatDecimal(index.price)
+  const prev = ctx.state.marks.get(perp.spec.id)
+  if (prev && prev.price === price && prev.sourceTs === index.sourceTs) return
+  setMark(ctx, perp, { price, indexPrice: price, source: 'curve', sourceTs: index.sourceTs })
+  ctx.emit(
+    streams.prices(perp.spec.id),
+    'PerpPrice',
+    { kind: 'price', symbol: perp.spec.id, price, tsMs: ctx.now },
+    index.sourceTs,
+  )
+}

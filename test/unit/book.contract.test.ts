@@ -1,0 +1,387 @@
+// The Book contract, run against both the production OrderBook and the naive reference book, with the
+// internal state validated after every step.
+import { describe, expect, it } from 'vitest'
+import { OrderBook } from '../../src/engine/book/orderBook.js'
+import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side } from '../../src/engine/book/types.js'
+import { NaiveBook } from '../support/naiveBook.js'
+
+type Event = ['fill', string, number, number, number] | ['stp', string]
+
+/** Records match() effects as [kind, maker id, lots, maker price, maker remaining after]. */
+class Recorder implements MatchSink {
+  readonly events: Event[] = []
+  onFill(maker: BookOrder, lots: number): void {
+    this.events.push(['fill', maker.id, lots, maker.price, maker.remaining])
+  }
+  onSelfTradeCancel(maker: BookOrder): void {
+    this.events.push(['stp', maker.id])
+  }
+}
+
+/** A book plus helpers that validate the internal state after every call. */
+function harness(make: () => Book) {
+  const book = make()
+  let seq = 0
+  const checked = <T>(value: T): T => {
+    book.validateInternalState()
+    return value
+  }
+  return {
+    book,
+    rest(id: string, owner: string, side: Side, price: number, lots: number, at = ++seq): void {
+      seq = Math.max(seq, at)
+      checked(book.add({ id, owner, side, price, remaining: lots, seq: at }))
+    },
+    take(owner: string, side: Side, limit: number, lots: number): { left: number; events: Event[] } {
+      const sink = new Recorder()
+      const left = book.match({ owner, side, limit, lots }, sink)
+      return checked({ left, events: sink.events })
+    },
+    cancel: (id: string) => checked(book.cancel(id)),
+    reduce: (id: string, lots: number) => checked(book.reduce(id, lots)),
+    ids: () => [...book.orders()].map((o) => o.id),
+  }
+}
+
+describe.each([
+  ['OrderBook', () => new OrderBook()],
+  ['NaiveBook', () => new NaiveBook()],
+] as Array<[string, () => Book]>)('%s', (_name, make) => {
+  it('rests, finds, reduces and cancels orders', () => {
+    const h = harness(make)
+    expect(h.book.size).toBe(0)
+    expect(h.book.bestBid()).toBeUndefined()
+    expect(h.book.bestAsk()).toBeUndefined()
+    h.rest('b1', 'alice', BUY, 99, 5)
+    h.rest('a1', 'bob', SELL, 101, 7)
+    expect(h.book.size).toBe(2)
+    expect(h.book.bestBid()).toBe(99)
+    expect(h.book.bestAsk()).toBe(101)
+    expect(h.book.get('b1')).toMatchObject({ id: 'b1', owner: 'alice', side: BUY, price: 99, remaining: 5, seq: 1 })
+    expect(h.book.levelSize(BUY, 99)).toBe(5)
+    expect(h.book.levelSize(SELL, 99)).toBe(0)
+
+    h.reduce('a1', 3)
+    expect(h.book.get('a1')?.remaining).toBe(4)
+    expect(h.book.levelSize(SELL, 101)).toBe(4)
+
+    expect(h.cancel('b1')).toMatchObject({ id: 'b1', remaining: 5 })
+    expect(h.book.get('b1')).toBeUndefined()
+    expect(h.book.size).toBe(1)
+    expect(h.book.bestBid()).toBeUndefined()
+    expect(h.book.levelSize(BUY, 99)).toBe(0)
+  })
+
+  it('returns undefined when cancelling an unknown or already removed id, without recording a change', () => {
+    const h = harness(make)
+    h.rest('a1', 'bob', SELL, 101, 1)
+    h.book.drainChanges()
+    expect(h.cancel('nope')).toBeUndefined()
+    expect(h.cancel('a1')).toBeDefined()
+    expect(h.book.drainChanges()).toEqual([[SELL, 101]])
+    expect(h.cancel('a1')).toBeUndefined()
+    expect(h.book.drainChanges()).toEqual([])
+  })
+
+  it('fills in price priority across levels and time priority within a level, at the resting prices', () => {
+    const h = harness(make)
+    h.rest('a102', 'm1', SELL, 102, 1)
+    h.rest('a100-old', 'm2', SELL, 100, 1)
+    h.rest('a101', 'm3', SELL, 101, 1)
+    h.rest('a100-new', 'm4', SELL, 100, 1)
+    const { left, events } = h.take('t', BUY, 102, 4)
+    expect(left).toBe(0)
+    expect(events).toEqual([
+      ['fill', 'a100-old', 1, 100, 0],
+      ['fill', 'a100-new', 1, 100, 0],
+      ['fill', 'a101', 1, 101, 0],
+      ['fill', 'a102', 1, 102, 0],
+    ])
+    expect(h.book.size).toBe(0)
+
+    h.rest('b98', 'm1', BUY, 98, 1)
+    h.rest('b99-old', 'm2', BUY, 99, 1)
+    h.rest('b99-new', 'm3', BUY, 99, 1)
+    expect(h.take('t', SELL, 1, 3).events.map((e) => e[1])).toEqual(['b99-old', 'b99-new', 'b98'])
+  })
+
+  it('partially fills a maker, which keeps its place at the head of the queue', () => {
+    const h = harness(make)
+    h.rest('a1', 'm1', SELL, 100, 10)
+    h.rest('a2', 'm2', SELL, 100, 10)
+    expect(h.take('t', BUY, 100, 4)).toEqual({ left: 0, events: [['fill', 'a1', 4, 100, 6]] })
+    expect(h.book.get('a1')?.remaining).toBe(6)
+    expect(h.book.levelSize(SELL, 100)).toBe(16)
+    expect(h.take('t', BUY, 100, 8).events).toEqual([
+      ['fill', 'a1', 6, 100, 0],
+      ['fill', 'a2', 2, 100, 8],
+    ])
+    expect(h.ids()).toEqual(['a2'])
+  })
+
+  it('sweeps several levels and reports the lots it could not fill', () => {
+    const h = harness(make)
+    h.rest('a1', 'm', SELL, 100, 2)
+    h.rest('a2', 'm', SELL, 101, 3)
+    h.rest('a3', 'm', SELL, 103, 4)
+    const { left, events } = h.take('t', BUY, 1_000, 20)
+    expect(left).toBe(11)
+    expect(events.map((e) => [e[1], e[2]])).toEqual([['a1', 2], ['a2', 3], ['a3', 4]])
+    expect(h.book.bestAsk()).toBeUndefined()
+    expect(h.book.size).toBe(0)
+  })
+
+  it('stops at the limit price and leaves worse levels untouched', () => {
+    const h = harness(make)
+    h.rest('a1', 'm', SELL, 100, 2)
+    h.rest('a2', 'm', SELL, 101, 3)
+    h.rest('a3', 'm', SELL, 102, 4)
+    h.book.drainChanges()
+    expect(h.take('t', BUY, 101, 10)).toMatchObject({ left: 5 })
+    expect(h.book.bestAsk()).toBe(102)
+    expect(h.book.drainChanges()).toEqual([[SELL, 100], [SELL, 101]])
+    h.rest('b1', 'm', BUY, 90, 2)
+    expect(h.take('t', SELL, 91, 1)).toEqual({ left: 1, events: [] })
+    expect(h.book.get('b1')?.remaining).toBe(2)
+  })
+
+  it('cancels the taker owner\'s resting orders met mid-sweep (oldest) and keeps matching beyond them', () => {
+    const h = harness(make)
+    h.rest('x', 'other', SELL, 100, 5)
+    h.rest('own1', 'me', SELL, 100, 5)
+    h.rest('y', 'other', SELL, 100, 1)
+    h.rest('own2', 'me', SELL, 101, 3)
+    h.rest('z', 'other', SELL, 102, 5)
+    h.rest('own3', 'me', SELL, 103, 9)
+    const { left, events } = h.take('me', BUY, 103, 8)
+    expect(left).toBe(0)
+    expect(events).toEqual([
+      ['fill', 'x', 5, 100, 0],
+      ['stp', 'own1'],
+      ['fill', 'y', 1, 100, 0],
+      ['stp', 'own2'],
+      ['fill', 'z', 2, 102, 3],
+    ])
+    // own3 was never reached: it still rests.
+    expect(h.ids()).toEqual(['z', 'own3'])
+    expect(h.book.get('own1')).toBeUndefined()
+  })
+
+  it('cancels own orders within the limit even when nothing else trades', () => {
+    const h = harness(make)
+    h.rest('own', 'me', SELL, 100, 5)
+    h.rest('far', 'other', SELL, 105, 5)
+    expect(h.take('me', BUY, 101, 3)).toEqual({ left: 3, events: [['stp', 'own']] })
+    expect(h.book.bestAsk()).toBe(105)
+  })
+
+  it('counts fillable lots within the limit from other owners only, stopping at the wanted amount', () => {
+    const h = harness(make)
+    h.rest('a1', 'other', SELL, 100, 4)
+    h.rest('mine', 'me', SELL, 100, 50)
+    h.rest('a2', 'other', SELL, 101, 6)
+    h.rest('a3', 'other', SELL, 103, 100)
+    expect(h.book.fillableLots(BUY, 101, 'me', 1_000)).toBe(10)
+    expect(h.book.fillableLots(BUY, 101, 'other', 1_000)).toBe(50)
+    expect(h.book.fillableLots(BUY, 99, 'me', 1_000)).toBe(0)
+    expect(h.book.fillableLots(BUY, 1_000, 'me', 7)).toBe(7)
+    expect(h.book.fillableLots(BUY, 1_000, 'me', 110)).toBe(110)
+    expect(h.book.fillableLots(BUY, 1_000, 'me', 111)).toBe(110)
+    expect(h.book.fillableLots(SELL, 1, 'me', 5)).toBe(0)
+    h.rest('b1', 'other', BUY, 90, 3)
+    expect(h.book.fillableLots(SELL, 90, 'me', 5)).toBe(3)
+    expect(h.book.fillableLots(SELL, 91, 'me', 5)).toBe(0)
+  })
+
+  it('tells whether a price would cross', () => {
+    const h = harness(make)
+    expect(h.book.wouldCross(BUY, 1_000_000)).toBe(false)
+    h.rest('b', 'm', BUY, 99, 1)
+    h.rest('a', 'm', SELL, 101, 1)
+    expect(h.book.wouldCross(BUY, 100)).toBe(false)
+    expect(h.book.wouldCross(BUY, 101)).toBe(true)
+    expect(h.book.wouldCross(SELL, 100)).toBe(false)
+    expect(h.book.wouldCross(SELL, 99)).toBe(true)
+  })
+
+  it('moves best bid and ask to the next level when the best level empties', () => {
+    const h = harness(make)
+    h.rest('b1', 'm', BUY, 99, 1)
+    h.rest('b2', 'm', BUY, 97, 1)
+    h.rest('b3', 'm', BUY, 98, 1)
+    h.rest('a1', 'm', SELL, 101, 1)
+    h.rest('a2', 'm', SELL, 103, 1)
+    h.rest('a3', 'm', SELL, 102, 1)
+    h.cancel('b1')
+    expect(h.book.bestBid()).toBe(98)
+    h.take('t', SELL, 98, 1)
+    expect(h.book.bestBid()).toBe(97)
+    h.take('t', BUY, 101, 1)
+    expect(h.book.bestAsk()).toBe(102)
+    h.cancel('a3')
+    expect(h.book.bestAsk()).toBe(103)
+    h.cancel('a2')
+    expect(h.book.bestAsk()).toBeUndefined()
+    h.rest('a4', 'm', SELL, 98, 1)
+    expect(h.book.bestAsk()).toBe(98)
+  })
+
+  it('aggregates depth per level best-first, up to maxLevels', () => {
+    const h = harness(make)
+    h.rest('b1', 'm', BUY, 99, 1)
+    h.rest('b2', 'n', BUY, 99, 2)
+    h.rest('b3', 'm', BUY, 97, 4)
+    h.rest('b4', 'm', BUY, 98, 8)
+    h.rest('a1', 'm', SELL, 102, 3)
+    h.rest('a2', 'm', SELL, 101, 5)
+    expect(h.book.depth(BUY)).toEqual([[99, 3], [98, 8], [97, 4]])
+    expect(h.book.depth(BUY, 2)).toEqual([[99, 3], [98, 8]])
+    expect(h.book.depth(BUY, 0)).toEqual([])
+    expect(h.book.depth(SELL)).toEqual([[101, 5], [102, 3]])
+    expect(h.book.depth(SELL, 10)).toEqual([[101, 5], [102, 3]])
+  })
+
+  it('lists orders bids best-first, then asks best-first, in time priority', () => {
+    const h = harness(make)
+    h.rest('a2', 'm', SELL, 102, 1)
+    h.rest('b1', 'm', BUY, 98, 1)
+    h.rest('a1', 'm', SELL, 101, 1)
+    h.rest('b2', 'm', BUY, 99, 1)
+    h.rest('b3', 'm', BUY, 98, 1)
+    expect(h.ids()).toEqual(['b2', 'b1', 'b3', 'a1', 'a2'])
+  })
+
+  it('drains each changed level once, in first-touched order, then starts afresh', () => {
+    const h = harness(make)
+    expect(h.book.drainChanges()).toEqual([])
+    h.rest('b1', 'm', BUY, 99, 1)
+    h.rest('a1', 'm', SELL, 102, 3)
+    h.rest('a2', 'm', SELL, 101, 1)
+    h.rest('b2', 'm', BUY, 99, 1)
+    h.reduce('a1', 1)
+    expect(h.book.drainChanges()).toEqual([[BUY, 99], [SELL, 102], [SELL, 101]])
+    expect(h.book.drainChanges()).toEqual([])
+
+    // A sweep records levels best-first; a level emptied and re-created within one drain appears once.
+    h.rest('a3', 'm', SELL, 102, 5)
+    h.book.drainChanges()
+    h.take('t', BUY, 102, 2)
+    h.rest('a4', 'm', SELL, 101, 1)
+    h.cancel('b1')
+    const changes = h.book.drainChanges()
+    expect(changes).toEqual([[SELL, 101], [SELL, 102], [BUY, 99]])
+    expect(changes.map(([side, price]) => h.book.levelSize(side, price))).toEqual([1, 6, 1])
+
+    // Emptied levels report size 0.
+    h.cancel('a4')
+    expect(h.book.drainChanges()).toEqual([[SELL, 101]])
+    expect(h.book.levelSize(SELL, 101)).toBe(0)
+  })
+
+  it('reduces an order in place without losing its time priority', () => {
+    const h = harness(make)
+    h.rest('first', 'm1', SELL, 100, 10)
+    h.rest('second', 'm2', SELL, 100, 10)
+    h.reduce('first', 9)
+    expect(h.book.get('first')?.remaining).toBe(1)
+    expect(h.take('t', BUY, 100, 2).events).toEqual([
+      ['fill', 'first', 1, 100, 0],
+      ['fill', 'second', 1, 100, 9],
+    ])
+    expect(() => h.book.reduce('second', 9)).toThrow()
+    expect(() => h.book.reduce('second', 8)).not.toThrow()
+    expect(() => h.book.reduce('second', 1)).toThrow()
+    expect(() => h.book.reduce('second', 0)).toThrow()
+    expect(() => h.book.reduce('nope', 1)).toThrow()
+    h.book.validateInternalState()
+  })
+
+  it('hashes equal content equally however it was built, and different content differently', () => {
+    const direct = harness(make)
+    direct.rest('b1', 'm', BUY, 99, 6, 1)
+    direct.rest('a1', 'n', SELL, 101, 2, 3)
+
+    const roundabout = harness(make)
+    roundabout.rest('a0', 'x', SELL, 100, 9, 1)
+    roundabout.rest('b1', 'm', BUY, 99, 10, 1)
+    roundabout.rest('gone', 'x', SELL, 101, 1, 2)
+    roundabout.rest('a1', 'n', SELL, 101, 2, 3)
+    roundabout.cancel('gone')
+    roundabout.cancel('a0')
+    roundabout.take('t', SELL, 99, 4)
+    expect(roundabout.book.stateHash()).toBe(direct.book.stateHash())
+    expect(make().stateHash()).toBe(make().stateHash())
+
+    const variants: Array<(h: ReturnType<typeof harness>) => void> = [
+      (h) => h.rest('b1', 'm', BUY, 99, 5, 1),
+      (h) => h.rest('b1', 'other', BUY, 99, 6, 1),
+      (h) => h.rest('b1', 'm', BUY, 98, 6, 1),
+      (h) => h.rest('b1', 'm', BUY, 99, 6, 2),
+      (h) => h.rest('B1', 'm', BUY, 99, 6, 1),
+    ]
+    const hashes = new Set([direct.book.stateHash()])
+    for (const variant of variants) {
+      const h = harness(make)
+      variant(h)
+      h.rest('a1', 'n', SELL, 101, 2, 3)
+      hashes.add(h.book.stateHash())
+    }
+    expect(hashes.size).toBe(variants.length + 1)
+  })
+
+  it('rejects orders that would break its invariants', () => {
+    const h = harness(make)
+    h.rest('b1', 'm', BUY, 99, 1, 5)
+    h.rest('a1', 'm', SELL, 101, 1, 6)
+    const order = { id: 'x', owner: 'm', side: BUY as Side, price: 98, remaining: 1, seq: 10 }
+    expect(() => h.book.add({ ...order, id: 'b1' })).toThrow()
+    expect(() => h.book.add({ ...order, price: 101 })).toThrow()
+    expect(() => h.book.add({ ...order, side: SELL, price: 99 })).toThrow()
+    expect(() => h.book.add({ ...order, price: 0 })).toThrow()
+    expect(() => h.book.add({ ...order, price: 98.5 })).toThrow()
+    expect(() => h.book.add({ ...order, remaining: 0 })).toThrow()
+    expect(() => h.book.add({ ...order, remaining: 2 ** 53 })).toThrow()
+    expect(() => h.book.add({ ...order, price: 99, seq: 5 })).toThrow()
+    expect(() => h.book.match({ owner: 't', side: BUY, limit: 101, lots: 0 }, new Recorder())).toThrow()
+    expect(() => h.book.match({ owner: 't', side: BUY, limit: 101, lots: 1.5 }, new Recorder())).toThrow()
+    h.book.validateInternalState()
+    expect(h.book.size).toBe(2)
+  })
+
+  it('detects corrupted orders', () => {
+    const zeroed = harness(make)
+    zeroed.rest('a1', 'm', SELL, 101, 3)
+    ;(zeroed.book.get('a1') as { remaining: number }).remaining = 0
+    expect(() => zeroed.book.validateInternalState()).toThrow()
+
+    const reordered = harness(make)
+    reordered.rest('a1', 'm', SELL, 101, 3, 1)
+    reordered.rest('a2', 'm', SELL, 101, 3, 2)
+    ;(reordered.book.get('a2') as { seq: number }).seq = 0
+    expect(() => reordered.book.validateInternalState()).toThrow()
+  })
+})
+
+describe('OrderBook internals', () => {
+  it('detects a level total that no longer matches its orders', () => {
+    const book = new OrderBook()
+    book.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })
+    ;(book.get('a1') as { remaining: number }).remaining = 4
+    expect(() => book.validateInternalState()).toThrow(/total 3 but orders sum to 4/)
+  })
+
+  it('detects broken queue links', () => {
+    const book = new OrderBook()
+    book.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })
+    book.add({ id: 'a2', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 2 })
+    ;(book.get('a2') as unknown as { prev: unknown }).prev = null
+    expect(() => book.validateInternalState()).toThrow(/broken order links/)
+  })
+
+  it('serialises resting orders without their internal links', () => {
+    const book = new OrderBook()
+    book.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })
+    book.add({ id: 'a2', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 2 })
+    expect(JSON.parse(JSON.stringify(book.get('a2')))).toEqual({ id: 'a2', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 2 })
+  })
+})
