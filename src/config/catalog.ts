@@ -70,9 +70,10 @@ export const CATALOG: readonly FamilyCatalog[] = [
       strikeStep: 5_000,
       strikeRangePct: 40,
       volSurface: [
-        { tenorDays: 14, atmVol: 0.55, skew: -0.1, smile: 0.25 },
-        { tenorDays: 45, atmVol: 0.52, skew: -0.08, smile: 0.2 },
-        { tenorDays: 3650, atmVol: 0.5, skew: -0.06, smile: 0.15 },
+        // m = ln(K/F)/√T spans about ±4 on a one-week grid of ±40% strikes: small coefficients.
+        { tenorDays: 14, atmVol: 0.55, skew: -0.03, smile: 0.02 },
+        { tenorDays: 45, atmVol: 0.52, skew: -0.03, smile: 0.015 },
+        { tenorDays: 3650, atmVol: 0.5, skew: -0.025, smile: 0.01 },
       ],
     },
     priceBandBps: 1_000,

@@ -34,8 +34,8 @@ export class MarketRuntime {
 export function invalidSpec(spec: MarketSpec): string | null {
   const tick = D(spec.tickSize)
   const step = D(spec.stepSize)
-  if (!tick.isPositive() || !step.isPositive()) return 'tick and step must be positive'
-  if (!D(spec.minQuantity).isPositive() || !D(spec.minQuantity).mod(step).isZero()) {
+  if (!tick.gt(0) || !step.gt(0)) return 'tick and step must be positive'
+  if (!D(spec.minQuantity).gt(0) || !D(spec.minQuantity).mod(step).isZero()) {
     return 'minimum quantity must be a positive multiple of the step'
   }
   // Linear notional must be an integer number of micro-USDC per tick·lot, so fills never round.

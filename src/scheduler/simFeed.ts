@@ -45,7 +45,7 @@ export class SimFeed {
           price = s * Math.exp(fam.rate * t) * (1 + BASIS_NOISE * gaussian(this.rng))
         } else continue
         const rounded = roundToTick(price, D(m.tickSize))
-        if (!rounded.isPositive()) continue
+        if (!rounded.gt(0)) continue
         out.push({ marketId: m.id, price: formatDecimal(rounded), source: 'sim', sourceTs: nowMs })
       }
     }

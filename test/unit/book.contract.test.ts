@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { OrderBook } from '../../src/engine/book/orderBook.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side } from '../../src/engine/book/types.js'
 import { NaiveBook } from '../support/naiveBook.js'
+import { mulberry32 } from '../support/prng.js'
 
 type Event = ['fill', string, number, number, number] | ['stp', string]
 
@@ -224,6 +225,34 @@ describe.each([
     expect(h.book.bestAsk()).toBeUndefined()
     h.rest('a4', 'm', SELL, 98, 1)
     expect(h.book.bestAsk()).toBe(98)
+  })
+
+  it('keeps many levels in price order whatever order they open and close in', () => {
+    const h = harness(make)
+    const rand = mulberry32(99)
+    const shuffled = (n: number) => {
+      const items = Array.from({ length: n }, (_, i) => i)
+      for (let i = n - 1; i > 0; i--) {
+        const j = Math.floor(rand() * (i + 1))
+        ;[items[i], items[j]] = [items[j] as number, items[i] as number]
+      }
+      return items
+    }
+    const ascending = Array.from({ length: 60 }, (_, i) => i)
+    for (const order of [ascending, [...ascending].reverse(), shuffled(60)]) {
+      for (const i of order) {
+        h.rest(`b${i}`, 'm', BUY, 1_000 - i, 1)
+        h.rest(`a${i}`, 'm', SELL, 1_001 + i, 1)
+      }
+      expect(h.book.depth(BUY).map(([price]) => price)).toEqual(ascending.map((i) => 1_000 - i))
+      expect(h.book.depth(SELL).map(([price]) => price)).toEqual(ascending.map((i) => 1_001 + i))
+      for (const i of shuffled(60)) {
+        h.cancel(`b${i}`)
+        h.cancel(`a${i}`)
+      }
+      expect(h.book.size).toBe(0)
+      h.book.drainChanges()
+    }
   })
 
   it('aggregates depth per level best-first, up to maxLevels', () => {

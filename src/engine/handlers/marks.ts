@@ -17,7 +17,10 @@ function validate(ctx: Ctx, input: MarkInput): MarketRuntime {
     throw new DomainError('INVALID_REQUEST', `Marks are taken for spot and futures; ${input.marketId} derives its own`)
   }
   const price = parseDecimal(input.price)
-  if (!price || !price.isPositive()) throw new DomainError('INVALID_REQUEST', `Mark price must be a positive decimal string`)
+  // The column keeps 18 decimals; more would be rounded silently on the way to PostgreSQL.
+  if (!price || !price.gt(0) || price.decimalPlaces() > 18) {
+    throw new DomainError('INVALID_REQUEST', 'Mark price must be a positive decimal string with at most 18 decimals')
+  }
   if (!Number.isSafeInteger(input.sourceTs) || input.sourceTs <= 0) {
     throw new DomainError('INVALID_REQUEST', 'sourceTimestamp must be a positive integer of unix ms')
   }

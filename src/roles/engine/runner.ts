@@ -33,6 +33,8 @@ export interface EngineRunnerOptions {
   leaseMs: number
   /** Test seam: awaited after a batch is applied in memory and before it is committed. */
   beforeCommit?: (streamId: string) => Promise<void>
+  /** Called when a batch is refused because a newer leader holds the fencing token. */
+  onFencedOut?: (streamId: string) => void
 }
 
 type Entry = [id: string, fields: string[]]
@@ -175,6 +177,7 @@ export class EngineRunner {
       if (err instanceof FencedOutError) {
         this.o.log.warn({ at: 'EngineRunner#process', streamId: lastId }, 'batch refused: a newer leader holds the fencing token')
         this.leading = false
+        this.o.onFencedOut?.(lastId)
         return
       }
       throw err

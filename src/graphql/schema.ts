@@ -1,0 +1,8 @@
+// The schema: every area registers its types on the builder; this file only gathers them.
+import { builder } from './builder.js'
+import './scalars.js'
+import './types/markets.js'
+import './types/options.js'
+import './types/catalog.js'
+
+export const schema = builder.toSchema({ sortSchema: false })

@@ -1,0 +1,57 @@
+// Operator routes under /admin: pushed marks and market halt/resume. They need
+// `Authorization: Bearer <ADMIN_TOKEN>`; with no token configured they do not exist.
+import { timingSafeEqual, createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { DomainError } from '../domain/errors.js'
+import type { Services } from '../services/services.js'
+
+const markSchema = z.object({
+  marketId: z.string().min(1).max(64),
+  price: z.string(),
+  source: z.string().default('push'),
+  /** Unix ms or an ISO 8601 string; defaults to the time of the request. */
+  sourceTimestamp: z.union([z.number().int().positive(), z.iso.datetime({ offset: true })]).optional(),
+})
+const marksBody = z.union([z.object({ marks: z.array(markSchema).min(1).max(500) }), markSchema])
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body)
+  if (!r.success) throw new DomainError('INVALID_REQUEST', 'Invalid request body', { issues: z.treeifyError(r.error) })
+  return r.data
+}
+
+export function registerAdminRoutes(app: FastifyInstance, services: Services): void {
+  const token = services.config.adminToken
+  if (!token) return
+  const expected = digest(token)
+  const requireAdmin = async (req: FastifyRequest) => {
+    const header = req.headers.authorization
+    if (!header) throw new DomainError('MISSING_CREDENTIAL')
+    const m = /^Bearer (.+)$/.exec(header)
+    // Compare digests: equal length whatever was sent, and constant time.
+    if (!m || !timingSafeEqual(digest(m[1]!), expected)) throw new DomainError('INVALID_TOKEN', 'Admin token required')
+  }
+
+  app.post('/admin/marks', { preHandler: requireAdmin }, async (req) => {
+    const body = parse(marksBody, req.body)
+    const now = Date.now()
+    const marks = ('marks' in body ? body.marks : [body]).map((m) => ({
+      marketId: m.marketId,
+      price: m.price,
+      source: m.source,
+      sourceTs: m.sourceTimestamp === undefined ? now : typeof m.sourceTimestamp === 'number' ? m.sourceTimestamp : Date.parse(m.sourceTimestamp),
+    }))
+    return services.commands.execute({ type: 'UpdateMarks', marks }, { correlationId: req.id })
+  })
+
+  for (const [action, status] of [['halt', 'halted'], ['resume', 'active']] as const) {
+    app.post<{ Params: { marketId: string } }>(`/admin/markets/:marketId/${action}`, { preHandler: requireAdmin }, async (req) => {
+      const result = await services.commands.execute({ type: 'SetMarketStatus', marketId: req.params.marketId, status }, { correlationId: req.id })
+      services.marketData.invalidate()
+      return result
+    })
+  }
+}

@@ -1,0 +1,26 @@
+// What a REST route is: method, path, who may call it, the GraphQL operation it runs, how the request
+// maps to that operation's variables, and how the result maps to the documented response shape.
+
+export type AuthLevel = 'public' | 'read' | 'trade' | 'session'
+
+export interface RestRequest {
+  params: Record<string, string>
+  query: Record<string, unknown>
+  body: unknown
+}
+
+export interface RestRoute {
+  method: 'GET' | 'POST' | 'DELETE'
+  /** Fastify path syntax, e.g. `/perps/orderbook/:marketId`. */
+  path: string
+  auth: AuthLevel
+  /** Counted against the caller's order-path rate limit. */
+  orderRateLimited?: boolean
+  /** A GraphQL document with exactly one operation. */
+  operation: string
+  /** Builds the operation's variables; throws a DomainError for a malformed request. */
+  variables?: (req: RestRequest) => Record<string, unknown>
+  /** Turns the operation's data into the documented body. */
+  shape: (data: Record<string, any>, req: RestRequest) => unknown
+  status?: number
+}

@@ -1,0 +1,57 @@
+// The scheduler role: periodic jobs that feed the engine commands (listing, the simulated mark feed),
+// run by whichever instance holds the scheduler lease.
+import type { Logger } from 'pino'
+import type { CommandBus } from '../bus/commandBus.js'
+import type { RedisKeys } from '../bus/keys.js'
+import { Lease } from '../bus/lease.js'
+import type { Redis } from 'ioredis'
+import { CATALOG } from '../config/catalog.js'
+import type { Config } from '../config/env.js'
+import type { MarketData } from '../services/marketData.js'
+import { LeasedLoops, type Job } from './leasedLoops.js'
+import { runListing } from './listingJob.js'
+import { SimFeed } from './simFeed.js'
+
+const LISTING_INTERVAL_MS = 60_000
+
+export interface SchedulerOptions {
+  redis: Redis
+  keys: RedisKeys
+  bus: CommandBus
+  marketData: MarketData
+  config: Config
+  log: Logger
+  instanceId: string
+}
+
+export function createScheduler(o: SchedulerOptions): LeasedLoops {
+  const jobs: Job[] = [
+    {
+      name: 'listing',
+      intervalMs: LISTING_INTERVAL_MS,
+      run: async () => {
+        const r = await runListing(o.marketData, o.bus, o.config.markStaleMs, Date.now())
+        if (r.listed || r.expired) o.log.info(r, 'listing updated')
+      },
+    },
+  ]
+  if (o.config.markFeed === 'sim') {
+    let feed: SimFeed | null = null
+    jobs.push({
+      name: 'markFeed',
+      intervalMs: o.config.markFeedIntervalMs,
+      run: async () => {
+        const now = Date.now()
+        const markets = (await o.marketData.listed()).filter((m) => m.status !== 'settled').map((m) => m.spec)
+        if (!feed) {
+          // Continue from the latest marks, so a restart or a failover does not jump the price.
+          const marks = await o.marketData.marks()
+          feed = new SimFeed(CATALOG, o.config.markFeedSeed, (f) => marks.get(f.spotId)?.price)
+        }
+        const marks = feed.tick(now, markets)
+        if (marks.length > 0) await o.bus.send({ type: 'UpdateMarks', marks }, { ts: now })
+      },
+    })
+  }
+  return new LeasedLoops(new Lease(o.redis, o.keys.schedulerLease, o.instanceId, o.config.engineLeaseMs), jobs, o.log)
+}

@@ -1,0 +1,151 @@
+// Composes the roles of one process. `npm start` runs them all (api, engine, scheduler, ...); ROLES
+// splits them across processes. Roles talk only through Redis and PostgreSQL, never in-process, so a
+// one-process deployment exercises the same paths as a split one.
+import { hostname } from 'node:os'
+import type { FastifyInstance } from 'fastify'
+import type { Redis } from 'ioredis'
+import type pg from 'pg'
+import pino, { type Logger } from 'pino'
+import { CommandBus } from './bus/commandBus.js'
+import { redisKeys, type RedisKeys } from './bus/keys.js'
+import { connectRedis } from './bus/redis.js'
+import type { Config } from './config/env.js'
+import { newId } from './domain/ids.js'
+import { schema } from './graphql/schema.js'
+import { buildHttp } from './http/app.js'
+import { compileRoutes } from './rest/executor.js'
+import { restRoutes } from './rest/routes.js'
+import { EngineRunner } from './roles/engine/runner.js'
+import type { LeasedLoops } from './scheduler/leasedLoops.js'
+import { createScheduler } from './scheduler/scheduler.js'
+import { MarketData } from './services/marketData.js'
+import type { Services } from './services/services.js'
+import { applyMigrations, ensureDatabase } from './store/migrate.js'
+import { createPool, PostgresUnavailableError, unavailableMessage } from './store/pg.js'
+import { createPrisma, type PrismaClient } from './store/prisma.js'
+
+export interface Exchange {
+  readonly config: Config
+  readonly log: Logger
+  readonly instanceId: string
+  readonly keys: RedisKeys
+  readonly redis: Redis
+  readonly pool: pg.Pool
+  readonly services: Services
+  /** Base URL of the HTTP server, when this process serves the API. */
+  readonly url: string | null
+  readonly http: FastifyInstance | null
+  readonly engine: EngineRunner | null
+  readonly scheduler: LeasedLoops | null
+  stop(): Promise<void>
+}
+
+export interface StartOptions {
+  log?: Logger
+  instanceId?: string
+  /** Passed to the engine runner (tests pause or fail a batch before its commit). */
+  beforeCommit?: (streamId: string) => Promise<void>
+  onFencedOut?: (streamId: string) => void
+}
+
+async function prepareDatabase(url: string, log: Logger): Promise<void> {
+  try {
+    if (await ensureDatabase(url)) log.info('database created')
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ECONNREFUSED' || (err as { code?: string }).code === 'ENOTFOUND') {
+      throw new PostgresUnavailableError(unavailableMessage(url, err))
+    }
+    throw err
+  }
+  const applied = await applyMigrations(url, { log: (m) => log.info(m) })
+  if (applied.length > 0) log.info({ applied }, 'migrations applied')
+}
+
+export async function startExchange(config: Config, opts: StartOptions = {}): Promise<Exchange> {
+  const instanceId = opts.instanceId ?? `${hostname()}:${process.pid}:${newId().slice(-6)}`
+  const log = opts.log ?? pino({ level: config.logLevel, base: { instance: instanceId } })
+  const roles = config.roles
+  const closers: Array<() => Promise<unknown>> = []
+  const stop = async () => {
+    for (const close of closers.reverse()) await close().catch((err) => log.warn({ err }, 'error while stopping'))
+    closers.length = 0
+  }
+  try {
+    await prepareDatabase(config.databaseUrl, log)
+    const pool = await createPool(config.databaseUrl)
+    closers.push(() => pool.end())
+    const prisma: PrismaClient = createPrisma(pool)
+    closers.push(() => prisma.$disconnect())
+    const redis = await connectRedis(config.redisUrl, 'exchange')
+    closers.push(() => redis.quit())
+    const keys = redisKeys(config.redisPrefix)
+
+    let engine: EngineRunner | null = null
+    if (roles.has('engine')) {
+      const blocking = await connectRedis(config.redisUrl, 'engine-stream')
+      closers.push(async () => blocking.disconnect())
+      engine = new EngineRunner({
+        redis,
+        blocking,
+        pool,
+        keys,
+        log: log.child({ role: 'engine' }),
+        instanceId,
+        batchMax: config.engineBatchMax,
+        snapshotEvery: config.engineSnapshotEvery,
+        snapshotMs: config.engineSnapshotMs,
+        leaseMs: config.engineLeaseMs,
+        beforeCommit: opts.beforeCommit,
+        onFencedOut: opts.onFencedOut,
+      })
+      engine.start()
+      const runner = engine
+      closers.push(() => runner.stop())
+    }
+
+    const sub = await connectRedis(config.redisUrl, 'replies')
+    closers.push(async () => sub.disconnect())
+    const bus = await CommandBus.start(redis, sub, keys, instanceId, config.engineReplyTimeoutMs)
+    closers.push(() => bus.close())
+    const marketData = new MarketData(prisma, redis, keys)
+    const services: Services = { config, log, marketData, commands: bus }
+
+    let scheduler: LeasedLoops | null = null
+    if (roles.has('scheduler')) {
+      scheduler = createScheduler({ redis, keys, bus, marketData, config, log: log.child({ role: 'scheduler' }), instanceId })
+      await scheduler.start()
+      const s = scheduler
+      closers.push(() => s.stop())
+      // List the catalog before serving, so a fresh install answers with markets at once.
+      await scheduler.runNow('listing')
+    }
+
+    let http: FastifyInstance | null = null
+    let url: string | null = null
+    if (roles.has('api')) {
+      http = buildHttp({
+        services,
+        schema,
+        routes: compileRoutes(schema, restRoutes),
+        readiness: async () => ({
+          postgres: await pool.query('SELECT 1').then(() => true, () => false),
+          redis: await redis.ping().then((r) => r === 'PONG', () => false),
+          engine: await redis.exists(keys.engineLease).then((n) => n === 1, () => false),
+          catalog: (await marketData.listed().catch(() => [])).length > 0,
+        }),
+      })
+      url = await http.listen({ host: config.host, port: config.port })
+      const server = http
+      closers.push(async () => {
+        server.server.closeAllConnections()
+        await server.close()
+      })
+      log.info({ url }, 'serving HTTP')
+    }
+
+    return { config, log, instanceId, keys, redis, pool, services, url, http, engine, scheduler, stop }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}

@@ -1,0 +1,12 @@
+// What request handlers (GraphQL resolvers, REST routes, streams) are given: one object per API node.
+import type { Logger } from 'pino'
+import type { CommandBus } from '../bus/commandBus.js'
+import type { Config } from '../config/env.js'
+import type { MarketData } from './marketData.js'
+
+export interface Services {
+  readonly config: Config
+  readonly log: Logger
+  readonly marketData: MarketData
+  readonly commands: CommandBus
+}
