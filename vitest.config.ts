@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // graphql ships ESM and CJS builds; Pothos and yoga load the CJS one, so everything must, or the
+  // schema is "from another module or realm".
+  resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/globalSetup.ts'],

@@ -10,6 +10,8 @@ export const RESOLUTIONS = ['1', '5', '15', '30', '60', '240', 'D', '1D'] as con
 export type Resolution = (typeof RESOLUTIONS)[number]
 
 export const MAX_CANDLE_SPAN_S = 90 * 24 * 3600
+/** 9999-12-31T23:59:59Z: anything later is a unit mistake (milliseconds passed as seconds). */
+export const MAX_UNIX_S = 253_402_300_799
 
 export function resolutionMinutes(r: Resolution): number {
   return r === 'D' || r === '1D' ? 1440 : Number(r)
@@ -43,8 +45,11 @@ type N = string | { toFixed(): string }
 /** Candles with trades in [from, to] (unix seconds), oldest first; buckets aligned to UTC. */
 export async function candles(md: MarketData, marketId: string, resolution: Resolution, fromS: number, toS: number): Promise<Candle[]> {
   await md.marketOrThrow(marketId)
-  if (!Number.isSafeInteger(fromS) || !Number.isSafeInteger(toS) || fromS < 0 || fromS > toS || toS - fromS > MAX_CANDLE_SPAN_S) {
-    throw new DomainError('INVALID_TIME_RANGE', 'from must not be after to, and the span must be at most 90 days', { from: fromS, to: toS })
+  if (
+    !Number.isSafeInteger(fromS) || !Number.isSafeInteger(toS) || fromS < 0 || toS > MAX_UNIX_S || fromS > toS ||
+    toS - fromS > MAX_CANDLE_SPAN_S
+  ) {
+    throw new DomainError('INVALID_TIME_RANGE', 'from and to are unix seconds, from not after to, at most 90 days apart', { from: fromS, to: toS })
   }
   const minutes = resolutionMinutes(resolution)
   const bucketS = minutes * 60

@@ -38,6 +38,7 @@ describe('engine: marks', () => {
     ['more than 18 decimals', mark(spot, '1.0000000000000000001', T0), 'INVALID_REQUEST'],
     ['a fractional source time', mark(spot, '1', T0 + 0.5), 'INVALID_REQUEST'],
     ['an uppercase source', mark(spot, '1', T0, 'PUSH'), 'INVALID_REQUEST'],
+    ['a source time more than a second ahead of the engine', mark(spot, '1', T0 + 1_001), 'INVALID_REQUEST'],
   ])('refuses %s and applies nothing of the batch', (_name, bad, code) => {
     const engine = listed()
     const before = stateHash(engine.state)

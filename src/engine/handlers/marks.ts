@@ -10,6 +10,9 @@ import { streams } from '../events.js'
 import type { MarketRuntime } from '../marketRuntime.js'
 import type { Mark } from '../state.js'
 
+/** How far a source clock may run ahead of the engine's before its observation is refused. */
+export const MAX_SOURCE_SKEW_MS = 1_000
+
 function validate(ctx: Ctx, input: MarkInput): MarketRuntime {
   const market = ctx.state.markets.get(input.marketId)
   if (!market) throw new DomainError('MARKET_NOT_FOUND', `Unknown market ${input.marketId}`)
@@ -23,6 +26,10 @@ function validate(ctx: Ctx, input: MarkInput): MarketRuntime {
   }
   if (!Number.isSafeInteger(input.sourceTs) || input.sourceTs <= 0) {
     throw new DomainError('INVALID_REQUEST', 'sourceTimestamp must be a positive integer of unix ms')
+  }
+  // A mark from the future would never go stale: fail closed.
+  if (input.sourceTs > ctx.now + MAX_SOURCE_SKEW_MS) {
+    throw new DomainError('INVALID_REQUEST', 'sourceTimestamp is in the future', { sourceTimestamp: input.sourceTs, engineTs: ctx.now })
   }
   if (typeof input.source !== 'string' || !/^[a-z][a-z0-9_-]{0,31}$/.test(input.source)) {
     throw new DomainError('INVALID_REQUEST', 'source must be a short lowercase name')
