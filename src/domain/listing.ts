@@ -59,6 +59,8 @@ function spec(
     strike: null,
     optionType: null,
     staleMarkMs: fam.staleMarkMs ?? ctx.defaultStaleMarkMs,
+    initialMarginPct: fam.riskImPct,
+    maintenanceMarginPct: fam.riskMmPct,
     listedAtMs: ctx.nowMs,
     ...extra,
   }

@@ -36,6 +36,9 @@ export interface MarketSpec {
   optionType: OptionType | null
   /** Orders are refused when the governing mark is older than this. */
   staleMarkMs: number
+  /** Scenario ranges for initial and maintenance margin, percent of the underlying (DESIGN.md §6). */
+  initialMarginPct: string
+  maintenanceMarginPct: string
   listedAtMs: number
 }
 
@@ -64,6 +67,8 @@ export function canonicalSpec(s: MarketSpec): MarketSpec {
     strike: s.strike,
     optionType: s.optionType,
     staleMarkMs: s.staleMarkMs,
+    initialMarginPct: s.initialMarginPct,
+    maintenanceMarginPct: s.maintenanceMarginPct,
     listedAtMs: s.listedAtMs,
   }
 }

@@ -1,14 +1,44 @@
 // What one batch of commands changed, collected while the engine applies it and handed to the batch
-// writer (PostgreSQL), the book mirror and the event publisher once the batch is done. Rows that are
-// upserts are kept as ids and read from the live state at commit time, so the latest value wins.
+// writer (PostgreSQL), the mirrors and the event publisher once the batch is done. Upserted rows are
+// kept as references to live state, so the writer stores their latest value; appended rows (ledger,
+// fills, marks) are kept in order.
+import type { Bucket, LedgerKind } from '../domain/buckets.js'
+import type { Account, Position } from './account.js'
 import type { Reply } from './commands.js'
 import type { EngineEvent } from './events.js'
+import type { Order } from './order.js'
 import type { Mark } from './state.js'
 
 export interface ReplyOut {
   replyTo: string
   id: string
   reply: Reply
+}
+
+export interface LedgerRow {
+  userId: string
+  bucket: Bucket
+  /** Signed micro-USDC. */
+  amount: bigint
+  balanceAfter: bigint
+  kind: LedgerKind
+  refId: string | null
+  at: number
+}
+
+export interface FillRow {
+  id: string
+  matchId: string
+  marketId: string
+  orderId: string
+  userId: string
+  side: 'buy' | 'sell'
+  role: 'taker' | 'maker'
+  priceTicks: number
+  lots: number
+  fee: bigint
+  feeBps: string
+  at: number
 }
 
 export class Changes {
@@ -18,6 +48,16 @@ export class Changes {
   readonly marks: Mark[] = []
   /** Markets whose book changed, for the depth mirror. */
   readonly books = new Set<string>()
+  /** Orders created or changed, by id (the live object: its state at commit is what is written). */
+  readonly orders = new Map<string, Order>()
+  readonly fills: FillRow[] = []
+  /** Positions changed, by `${userId}|${marketId}`. */
+  readonly positions = new Map<string, [Account, Position]>()
+  /** Balances changed, by `${userId}|${bucket}`. */
+  readonly balances = new Map<string, [Account, Bucket]>()
+  readonly ledger: LedgerRow[] = []
+  /** Accounts whose dead man's switch was armed, refreshed or disarmed. */
+  readonly deadman = new Set<Account>()
   readonly events: EngineEvent[] = []
   readonly replies: ReplyOut[] = []
   commands = 0

@@ -2,7 +2,9 @@
 // appended to the Redis command stream by an API node, the scheduler or the indexer, and applied by the
 // engine in stream order. A command carries its own time; the engine never reads a clock.
 import type { ErrorCode, ErrorDetails } from '../domain/errors.js'
+import type { UserBucket } from '../domain/buckets.js'
 import type { MarketSpec } from '../domain/market.js'
+import type { OrderSpec } from '../domain/orders.js'
 
 export interface MarkInput {
   marketId: string
@@ -14,10 +16,24 @@ export interface MarkInput {
 }
 
 export type Command =
+  // markets and marks
   | { type: 'ListMarkets'; markets: MarketSpec[] }
   | { type: 'SetMarketStatus'; marketId: string; status: 'active' | 'halted' }
   | { type: 'ExpireMarket'; marketId: string }
   | { type: 'UpdateMarks'; marks: MarkInput[] }
+  /** The scheduler's heartbeat: time-driven work (dead man's switches) happens at its timestamp. */
+  | { type: 'Tick' }
+  // money (amounts in micro-USDC as integer strings)
+  | { type: 'Faucet'; userId: string; amountMicro: string; dailyCapMicro: string }
+  | { type: 'Genesis'; userId: string; usdcMicro: string; holdings: Array<{ marketId: string; lots: number }> }
+  | { type: 'Transfer'; userId: string; from: UserBucket; to: UserBucket; amountMicro: string }
+  // orders
+  | { type: 'PlaceOrder'; userId: string; order: OrderSpec }
+  | { type: 'CancelOrder'; userId: string; orderId: string }
+  | { type: 'ModifyOrder'; userId: string; orderId: string; priceTicks: number | null; lots: number | null }
+  | { type: 'CancelAll'; userId: string; marketId?: string | null; quoteId?: string | null; clientOrderId?: string | null }
+  | { type: 'PlaceQuotes'; userId: string; marketId: string; quoteId: string | null; orders: OrderSpec[]; cancelFirst: boolean }
+  | { type: 'CancelAllAfter'; userId: string; timeoutMs: number }
 
 export type CommandType = Command['type']
 

@@ -2,23 +2,35 @@
 // mutates the state, and records what changed (rows, events, the reply) for the runner to commit.
 // No clock, no randomness, no I/O: the same snapshot plus the same commands give the same state and the
 // same events, byte for byte.
+import { SYSTEM_USER } from '../domain/buckets.js'
+import { microToString } from '../domain/decimal.js'
 import { DomainError } from '../domain/errors.js'
+import type { Account, Position } from './account.js'
+import { BUY, type Side } from './book/types.js'
 import { Changes } from './changes.js'
 import type { Command, CommandEnvelope, Reply } from './commands.js'
 import type { Ctx } from './context.js'
 import { streams, type EngineEvent } from './events.js'
+import { cancelAllAfter, fireDeadmanSwitches } from './handlers/deadman.js'
+import { balancesView, faucet, genesis, transfer } from './handlers/funds.js'
 import { expireMarket, listMarkets, setMarketStatus } from './handlers/markets.js'
 import { updateMarks } from './handlers/marks.js'
+import { cancelAll, cancelOrder, modifyOrder, placeOrder } from './handlers/orders.js'
+import { placeQuotes } from './handlers/quotes.js'
 import type { MarketRuntime } from './marketRuntime.js'
+import type { Order } from './order.js'
 import { EngineState } from './state.js'
-import { BUY, type Side } from './book/types.js'
+import { orderView } from './views.js'
 
 export class Engine implements Ctx {
   readonly state: EngineState
   changes = new Changes()
   now = 0
+  replying = false
   private correlationId: string | null = null
-  private readonly touched: MarketRuntime[] = []
+  private readonly touchedBooks = new Set<MarketRuntime>()
+  private readonly touchedOrders = new Set<Order>()
+  private readonly touchedAccounts = new Set<Account>()
 
   constructor(state: EngineState = new EngineState()) {
     this.state = state
@@ -29,13 +41,14 @@ export class Engine implements Ctx {
     if (env.ts > this.state.now) this.state.now = env.ts
     this.now = this.state.now
     this.correlationId = env.correlationId ?? null
+    this.replying = env.replyTo !== undefined
     let reply: Reply
     try {
-      reply = { ok: true, value: this.dispatch(env.cmd) }
+      reply = { ok: true, value: this.dispatch(env.cmd, env.id) }
     } catch (err) {
       reply = toReply(err)
     }
-    this.flushBookDeltas()
+    this.flush()
     this.changes.commands++
     if (env.replyTo) this.changes.replies.push({ replyTo: env.replyTo, id: env.id, reply })
     return reply
@@ -64,49 +77,98 @@ export class Engine implements Ctx {
   }
 
   touchBook(market: MarketRuntime): void {
-    if (!this.touched.includes(market)) this.touched.push(market)
+    this.touchedBooks.add(market)
   }
 
-  private dispatch(cmd: Command): unknown {
+  touchOrder(order: Order): void {
+    this.touchedOrders.add(order)
+    this.changes.orders.set(order.id, order)
+  }
+
+  touchAccount(account: Account): void {
+    this.touchedAccounts.add(account)
+  }
+
+  touchPosition(account: Account, position: Position): void {
+    this.changes.positions.set(`${account.userId}|${position.marketId}`, [account, position])
+  }
+
+  private dispatch(cmd: Command, commandId: string): unknown {
     switch (cmd.type) {
+      case 'PlaceOrder':
+        return placeOrder(this, cmd.userId, cmd.order)
+      case 'CancelOrder':
+        return cancelOrder(this, cmd.userId, cmd.orderId)
+      case 'ModifyOrder':
+        return modifyOrder(this, cmd.userId, cmd.orderId, cmd.priceTicks, cmd.lots)
+      case 'CancelAll':
+        return cancelAll(this, cmd.userId, cmd)
+      case 'PlaceQuotes':
+        return placeQuotes(this, cmd.userId, cmd.marketId, cmd.quoteId, cmd.orders, cmd.cancelFirst)
+      case 'CancelAllAfter':
+        return cancelAllAfter(this, cmd.userId, cmd.timeoutMs)
+      case 'Tick':
+        return { deadmanFired: fireDeadmanSwitches(this) }
+      case 'Transfer':
+        return transfer(this, cmd.userId, cmd.from, cmd.to, cmd.amountMicro, commandId)
+      case 'Faucet':
+        return faucet(this, cmd.userId, cmd.amountMicro, cmd.dailyCapMicro, commandId)
+      case 'Genesis':
+        return genesis(this, cmd.userId, cmd.usdcMicro, cmd.holdings, commandId)
+      case 'UpdateMarks':
+        return updateMarks(this, cmd.marks)
       case 'ListMarkets':
         return { listed: listMarkets(this, cmd.markets) }
       case 'SetMarketStatus':
         return setMarketStatus(this, cmd.marketId, cmd.status)
       case 'ExpireMarket':
         return expireMarket(this, cmd.marketId)
-      case 'UpdateMarks':
-        return updateMarks(this, cmd.marks)
       default:
         throw new DomainError('INVALID_REQUEST', `Unknown command ${(cmd as { type?: unknown }).type}`)
     }
   }
 
-  /** One OrderbookDelta per changed book per command, with the book's next sequence. */
-  private flushBookDeltas(): void {
-    for (const market of this.touched) {
-      const levels = market.book.drainChanges()
-      if (levels.length === 0) continue
-      const changes = levels.map(([side, price]: [Side, number]) => ({
-        side: side === BUY ? 'bid' : 'ask',
-        price: market.prices.format(price),
-        size: market.quantities.format(market.book.levelSize(side, price)),
-      }))
-      market.bookSeq++
-      this.changes.books.add(market.spec.id)
-      this.changes.markets.add(market.spec.id)
-      this.changes.events.push({
-        stream: streams.book(market.spec.id),
-        eventType: 'OrderbookDelta',
-        eventSeq: market.bookSeq,
-        engineTs: this.now,
-        sourceTs: null,
-        correlationId: this.correlationId,
-        causationId: null,
-        payload: { kind: 'delta', marketId: market.spec.id, sequence: market.bookSeq, changes },
+  /** After each command: one book delta per changed book, one update per changed order and account. */
+  private flush(): void {
+    for (const market of this.touchedBooks) this.emitBookDelta(market)
+    this.touchedBooks.clear()
+    for (const order of this.touchedOrders) {
+      const market = this.state.markets.get(order.marketId)!
+      this.emit(streams.orders(order.userId), 'OrderUpdate', orderView(order, market))
+    }
+    this.touchedOrders.clear()
+    for (const account of this.touchedAccounts) {
+      if (account.userId === SYSTEM_USER) continue
+      this.emit(streams.balances(account.userId), 'BalanceUpdate', {
+        ...balancesView(account),
+        spotLocked: microToString(account.spotLocked),
+        orderMargin: microToString(account.orderMargin),
       })
     }
-    this.touched.length = 0
+    this.touchedAccounts.clear()
+  }
+
+  private emitBookDelta(market: MarketRuntime): void {
+    const levels = market.book.drainChanges()
+    if (levels.length === 0) return
+    const changes = levels.map(([side, price]: [Side, number]) => ({
+      side: side === BUY ? 'bid' : 'ask',
+      price: market.prices.format(price),
+      size: market.quantities.format(market.book.levelSize(side, price)),
+    }))
+    market.bookSeq++
+    this.changes.books.add(market.spec.id)
+    this.changes.markets.add(market.spec.id)
+    this.changes.events.push({
+      stream: streams.book(market.spec.id),
+      eventType: 'OrderbookDelta',
+      eventSeq: market.bookSeq,
+      engineTs: this.now,
+      sourceTs: null,
+      correlationId: this.correlationId,
+      causationId: null,
+      payload: { kind: 'delta', marketId: market.spec.id, sequence: market.bookSeq, changes },
+    })
   }
 }
 

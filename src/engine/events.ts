@@ -22,5 +22,10 @@ export const streams = {
   book: (marketId: string) => `book:${marketId}`,
   prices: (marketId: string) => `prices:${marketId}`,
   marks: (family: string) => `marks:${family}`,
+  trades: (marketId: string) => `trades:${marketId}`,
   markets: 'markets',
+  /** Private streams, one per user. */
+  orders: (userId: string) => `orders:${userId}`,
+  fills: (userId: string) => `fills:${userId}`,
+  balances: (userId: string) => `balances:${userId}`,
 } as const

@@ -1,9 +1,14 @@
 // A listed market as the engine holds it: its fixed spec, its trading status, its book and the book's
-// sequence, plus the integer scales the hot path needs (decimals stay at the boundary).
+// sequence, plus the integer scales and rates the hot path needs (decimals stay at the boundary).
 import { D, type Decimal } from '../domain/decimal.js'
-import type { MarketSpec, MarketStatus } from '../domain/market.js'
+import { isLinear, type MarketSpec, type MarketStatus } from '../domain/market.js'
 import { scaleOf, type Scale } from '../domain/scale.js'
 import { OrderBook } from './book/orderBook.js'
+
+/** Rates are integers in millionths: a fee of 5 bps is 500, a margin of 10% is 100,000. */
+export const RATE_ONE = 1_000_000n
+
+const rate = (value: string, perUnit: number) => BigInt(D(value).mul(perUnit).toFixed(0))
 
 export class MarketRuntime {
   readonly spec: MarketSpec
@@ -18,6 +23,14 @@ export class MarketRuntime {
   /** Ticks → price string and lots → quantity string, for events and rows. */
   readonly prices: Scale
   readonly quantities: Scale
+  readonly linear: boolean
+  /** Micro-USDC of one tick times one lot: notional = ticks × lots × this (linear markets). */
+  readonly microPerTickLot: bigint
+  readonly minLots: number
+  readonly takerFee: bigint
+  readonly makerFee: bigint
+  readonly initialMargin: bigint
+  readonly maintenanceMargin: bigint
 
   constructor(spec: MarketSpec, status: MarketStatus = 'active', bookSeq = 0) {
     this.spec = spec
@@ -27,7 +40,24 @@ export class MarketRuntime {
     this.step = D(spec.stepSize)
     this.prices = scaleOf(spec.tickSize)
     this.quantities = scaleOf(spec.stepSize)
+    this.linear = isLinear(spec.type)
+    this.microPerTickLot = this.linear ? BigInt(this.tick.mul(this.step).mul(1_000_000).toFixed(0)) : 0n
+    this.minLots = D(spec.minQuantity).div(this.step).toNumber()
+    this.takerFee = rate(spec.takerFeeBps, 100)
+    this.makerFee = rate(spec.makerFeeBps, 100)
+    this.initialMargin = rate(spec.initialMarginPct, 10_000)
+    this.maintenanceMargin = rate(spec.maintenanceMarginPct, 10_000)
   }
+
+  notional(priceTicks: number, lots: number): bigint {
+    return BigInt(priceTicks) * BigInt(lots) * this.microPerTickLot
+  }
+}
+
+/** ceil(amount × rate / 1e6): fees and margin round in the exchange's favour, by under one micro-USDC. */
+export function applyRate(amount: bigint, rateMillionths: bigint): bigint {
+  const x = amount * rateMillionths
+  return x > 0n ? (x + RATE_ONE - 1n) / RATE_ONE : x / RATE_ONE
 }
 
 /** Why a spec cannot be listed, or null when it can. */
@@ -42,6 +72,16 @@ export function invalidSpec(spec: MarketSpec): string | null {
   if (spec.type !== 'option' && !tick.mul(step).mul(1_000_000).isInteger()) {
     return 'tick × step must be a whole number of micro-USDC'
   }
+  for (const [name, v, perUnit] of [
+    ['takerFeeBps', spec.takerFeeBps, 100],
+    ['makerFeeBps', spec.makerFeeBps, 100],
+    ['initialMarginPct', spec.initialMarginPct, 10_000],
+    ['maintenanceMarginPct', spec.maintenanceMarginPct, 10_000],
+  ] as const) {
+    const d = D(v)
+    if (d.isNegative() || !d.mul(perUnit).isInteger()) return `${name} must be non-negative with at most ${Math.log10(perUnit)} decimals`
+  }
+  if (!Number.isInteger(spec.priceBandBps) || spec.priceBandBps <= 0 || spec.priceBandBps >= 10_000) return 'priceBandBps out of range'
   if ((spec.type === 'future' || spec.type === 'option') && spec.expiryMs === null) return 'expiry required'
   if (spec.type === 'option' && (spec.strike === null || spec.optionType === null)) return 'strike required'
   return null

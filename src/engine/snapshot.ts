@@ -1,28 +1,107 @@
 // The engine state as one canonical JSON value: what the runner saves to Redis, what recovery loads,
 // and what stateHash() digests. Canonical means sorted collections and fixed key order, so two engines
 // with the same state produce the same bytes whichever way they got there (replay or rebuild).
+// Derived values (books, reservation totals, mark ticks) are not stored; restore() recomputes them.
 import { createHash } from 'node:crypto'
+import type { Bucket } from '../domain/buckets.js'
 import { canonicalSpec, type MarketSpec, type MarketStatus } from '../domain/market.js'
+import type { MarginMode, OrderSide, OrderStatus, OrderType, TimeInForce } from '../domain/orders.js'
+import type { Account } from './account.js'
+import { BUY, SELL } from './book/types.js'
+import { markTicks } from './handlers/marks.js'
 import { MarketRuntime } from './marketRuntime.js'
+import { remainingLots, type Order } from './order.js'
+import { reserve } from './reservations.js'
 import { EngineState, type Mark } from './state.js'
 
-export const SNAPSHOT_VERSION = 1
+export const SNAPSHOT_VERSION = 2
+
+export interface PositionSnapshot {
+  marketId: string
+  marginMode: MarginMode
+  lots: number
+  cost: string
+  realized: string
+  funding: string
+  updatedAt: number
+}
+
+export interface AccountSnapshot {
+  userId: string
+  balances: Array<[Bucket, string]>
+  positions: PositionSnapshot[]
+  clientOrderIds: Array<[string, string]>
+  faucetGrants: Array<[number, string]>
+  cancelAllAt: number | null
+}
+
+export interface OrderSnapshot {
+  id: string
+  userId: string
+  marketId: string
+  clientOrderId: string | null
+  side: OrderSide
+  type: OrderType
+  timeInForce: TimeInForce
+  priceTicks: number | null
+  lots: number
+  filledLots: number
+  status: OrderStatus
+  postOnly: boolean
+  reduceOnly: boolean
+  marginMode: MarginMode | null
+  stopTicks: number | null
+  takeProfitTicks: number | null
+  stopLossTicks: number | null
+  triggeredAt: number | null
+  parentOrderId: string | null
+  quoteId: string | null
+  cancelReason: string | null
+  seq: number
+  createdAt: number
+  updatedAt: number
+}
 
 export interface EngineSnapshot {
   version: number
   now: number
   counters: Array<[string, number]>
-  markets: Array<{
-    spec: MarketSpec
-    status: MarketStatus
-    bookSeq: number
-    settledAtMs: number | null
-    settlementPrice: string | null
-  }>
+  markets: Array<{ spec: MarketSpec; status: MarketStatus; bookSeq: number; settledAtMs: number | null; settlementPrice: string | null }>
   marks: Mark[]
+  accounts: AccountSnapshot[]
+  /** Open orders in time priority. */
+  orders: OrderSnapshot[]
 }
 
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
+const nonZero = (v: bigint) => v !== 0n
+
+const DAY_MS = 86_400_000
+
+/** Faucet grants older than a day no longer count toward the cap and are left out. */
+export function accountSnapshot(a: Account, now: number): AccountSnapshot {
+  return {
+    userId: a.userId,
+    balances: [...a.balances.entries()].filter(([, v]) => nonZero(v)).map(([b, v]): [Bucket, string] => [b, v.toString()]).sort(byKey(([b]) => b)),
+    positions: [...a.positions.values()]
+      .map((p) => ({ marketId: p.marketId, marginMode: p.marginMode, lots: p.lots, cost: p.cost.toString(), realized: p.realized.toString(), funding: p.funding.toString(), updatedAt: p.updatedAt }))
+      .sort(byKey((p) => p.marketId)),
+    clientOrderIds: [...a.clientOrderIds.entries()].sort(byKey(([c]) => c)),
+    faucetGrants: a.faucetGrants.filter(([t]) => t > now - DAY_MS).map(([t, m]): [number, string] => [t, m.toString()]),
+    cancelAllAt: a.cancelAllAt,
+  }
+}
+
+export function orderSnapshot(o: Order): OrderSnapshot {
+  return {
+    id: o.id, userId: o.userId, marketId: o.marketId, clientOrderId: o.clientOrderId, side: o.side, type: o.type,
+    timeInForce: o.timeInForce, priceTicks: o.priceTicks, lots: o.lots, filledLots: o.filledLots, status: o.status,
+    postOnly: o.postOnly, reduceOnly: o.reduceOnly, marginMode: o.marginMode, stopTicks: o.stopTicks,
+    takeProfitTicks: o.takeProfitTicks, stopLossTicks: o.stopLossTicks, triggeredAt: o.triggeredAt,
+    parentOrderId: o.parentOrderId, quoteId: o.quoteId, cancelReason: o.cancelReason, seq: o.seq,
+    createdAt: o.createdAt, updatedAt: o.updatedAt,
+  }
+}
 
 export function takeSnapshot(state: EngineState): EngineSnapshot {
   return {
@@ -30,27 +109,17 @@ export function takeSnapshot(state: EngineState): EngineSnapshot {
     now: state.now,
     counters: [...state.counters.entries()].sort(byKey(([k]) => k)),
     markets: [...state.markets.values()]
-      .map((m) => ({
-        spec: canonicalSpec(m.spec),
-        status: m.status,
-        bookSeq: m.bookSeq,
-        settledAtMs: m.settledAtMs,
-        settlementPrice: m.settlementPrice,
-      }))
+      .map((m) => ({ spec: canonicalSpec(m.spec), status: m.status, bookSeq: m.bookSeq, settledAtMs: m.settledAtMs, settlementPrice: m.settlementPrice }))
       .sort(byKey((m) => m.spec.id)),
     marks: [...state.marks.values()]
-      .map((m) => ({
-        marketId: m.marketId,
-        price: m.price,
-        indexPrice: m.indexPrice,
-        source: m.source,
-        sourceTs: m.sourceTs,
-        engineTs: m.engineTs,
-      }))
+      .map((m) => ({ marketId: m.marketId, price: m.price, indexPrice: m.indexPrice, source: m.source, sourceTs: m.sourceTs, engineTs: m.engineTs }))
       .sort(byKey((m) => m.marketId)),
+    accounts: [...state.accounts.values()].map((a) => accountSnapshot(a, state.now)).sort(byKey((a) => a.userId)),
+    orders: [...state.orders.values()].sort((a, b) => a.seq - b.seq).map(orderSnapshot),
   }
 }
 
+/** Rebuilds the live state, derived parts included, from a snapshot (or from rows shaped like one). */
 export function restoreSnapshot(snap: EngineSnapshot): EngineState {
   if (snap.version !== SNAPSHOT_VERSION) throw new Error(`snapshot version ${snap.version} is not ${SNAPSHOT_VERSION}`)
   const state = new EngineState()
@@ -62,7 +131,32 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     market.settlementPrice = m.settlementPrice
     state.markets.set(m.spec.id, market)
   }
-  for (const mark of snap.marks) state.marks.set(mark.marketId, { ...mark })
+  for (const mark of snap.marks) {
+    state.marks.set(mark.marketId, { ...mark })
+    state.markTicks.set(mark.marketId, markTicks(state.markets.get(mark.marketId)!, mark.price))
+  }
+  for (const a of snap.accounts) {
+    const account = state.account(a.userId)
+    for (const [bucket, v] of a.balances) account.balances.set(bucket, BigInt(v))
+    for (const p of a.positions) {
+      account.positions.set(p.marketId, { ...p, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding) })
+    }
+    for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)
+    account.faucetGrants = a.faucetGrants.map(([t, m]) => [t, BigInt(m)])
+    account.cancelAllAt = a.cancelAllAt
+    if (a.cancelAllAt !== null) state.armed.add(a.userId)
+  }
+  for (const o of [...snap.orders].sort((x, y) => x.seq - y.seq)) {
+    const order: Order = { ...o, reserved: 0n }
+    const market = state.markets.get(o.marketId)!
+    const account = state.account(o.userId)
+    market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
+    state.orders.set(o.id, order)
+    account.openOrders.add(o.id)
+    reserve(account, market, order)
+  }
+  // Restoring touches no book on purpose: drain what the re-adds recorded.
+  for (const m of state.markets.values()) m.book.drainChanges()
   return state
 }
 

@@ -32,6 +32,8 @@ export interface MarketRow {
   strike: Numeric | null
   optionType: string | null
   staleMarkMs: number
+  initialMarginPct: Numeric
+  maintenanceMarginPct: Numeric
   listedAt: Date
   settledAt: Date | null
   settlementPrice: Numeric | null
@@ -68,6 +70,8 @@ export function listedMarket(r: MarketRow): ListedMarket {
       strike: numeric(r.strike),
       optionType: r.optionType as OptionType | null,
       staleMarkMs: r.staleMarkMs,
+      initialMarginPct: numeric(r.initialMarginPct),
+      maintenanceMarginPct: numeric(r.maintenanceMarginPct),
       listedAtMs: r.listedAt.getTime(),
     }),
     status: r.status as MarketStatus,

@@ -11,7 +11,7 @@ export interface Http {
   request<T = any>(method: string, path: string, opts?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<HttpResult<T>>
   get<T = any>(path: string, headers?: Record<string, string>): Promise<HttpResult<T>>
   post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult<T>>
-  graphql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<HttpResult<{ data?: T; errors?: any[] }>>
+  graphql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<HttpResult<any>>
 }
 
 export function http(baseUrl: string): Http {

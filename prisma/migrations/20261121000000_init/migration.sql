@@ -59,6 +59,8 @@ CREATE TABLE "markets" (
     "strike" DECIMAL(38,18),
     "optionType" TEXT,
     "staleMarkMs" INTEGER NOT NULL,
+    "initialMarginPct" DECIMAL(12,4) NOT NULL,
+    "maintenanceMarginPct" DECIMAL(12,4) NOT NULL,
     "listedAt" TIMESTAMPTZ(3) NOT NULL,
     "settledAt" TIMESTAMPTZ(3),
     "settlementPrice" DECIMAL(38,18),
@@ -122,6 +124,7 @@ CREATE TABLE "positions" (
     "marginMode" TEXT NOT NULL,
     "quantity" DECIMAL(38,18) NOT NULL,
     "avgPrice" DECIMAL(38,18) NOT NULL,
+    "cost" DECIMAL(38,6) NOT NULL,
     "realizedPnl" DECIMAL(38,6) NOT NULL,
     "fundingPayment" DECIMAL(38,6) NOT NULL,
     "isolatedMargin" DECIMAL(38,6) NOT NULL,
@@ -225,6 +228,15 @@ CREATE TABLE "withdrawals" (
     "updatedAt" TIMESTAMPTZ(3) NOT NULL,
 
     CONSTRAINT "withdrawals_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "dead_man_switches" (
+    "userId" TEXT NOT NULL,
+    "cancelAt" TIMESTAMPTZ(3),
+    "updatedAt" TIMESTAMPTZ(3) NOT NULL,
+
+    CONSTRAINT "dead_man_switches_pkey" PRIMARY KEY ("userId")
 );
 
 -- CreateTable

@@ -8,7 +8,7 @@ import type { MarkInput } from '../commands.js'
 import type { Ctx } from '../context.js'
 import { streams } from '../events.js'
 import type { MarketRuntime } from '../marketRuntime.js'
-import type { Mark } from '../state.js'
+import type { Mark, MarkTicks } from '../state.js'
 
 /** How far a source clock may run ahead of the engine's before its observation is refused. */
 export const MAX_SOURCE_SKEW_MS = 1_000
@@ -37,9 +37,21 @@ function validate(ctx: Ctx, input: MarkInput): MarketRuntime {
   return market
 }
 
+/** The mark on the tick and the ±band around it, inward to the tick. */
+export function markTicks(market: MarketRuntime, price: string): MarkTicks {
+  const inTicks = D(price).div(market.tick)
+  const bps = market.spec.priceBandBps
+  return {
+    ticks: inTicks.toDecimalPlaces(0, D.ROUND_HALF_UP).toNumber(),
+    bandLow: inTicks.mul(10_000 - bps).div(10_000).ceil().toNumber(),
+    bandHigh: inTicks.mul(10_000 + bps).div(10_000).floor().toNumber(),
+  }
+}
+
 function setMark(ctx: Ctx, market: MarketRuntime, mark: Omit<Mark, 'engineTs' | 'marketId'>): void {
   const stored: Mark = { marketId: market.spec.id, engineTs: ctx.now, ...mark }
   ctx.state.marks.set(stored.marketId, stored)
+  ctx.state.markTicks.set(stored.marketId, markTicks(market, stored.price))
   ctx.changes.marks.push(stored)
   ctx.emit(
     streams.marks(market.spec.family),

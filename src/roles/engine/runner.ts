@@ -17,7 +17,9 @@ import { newId } from '../../domain/ids.js'
 import type { CommandEnvelope } from '../../engine/commands.js'
 import { Engine } from '../../engine/engine.js'
 import { restoreSnapshot, serializeSnapshot } from '../../engine/snapshot.js'
-import { claimFencingToken, commitBatch, FencedOutError, loadState, readOffset } from '../../store/engineStore.js'
+import { commitBatch, FencedOutError } from '../../store/batchWriter.js'
+import { loadState } from '../../store/engineRebuild.js'
+import { claimFencingToken, readOffset } from '../../store/engineOffsets.js'
 
 export interface EngineRunnerOptions {
   redis: Redis

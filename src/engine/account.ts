@@ -1,0 +1,52 @@
+// One account as the engine holds it: balances per bucket in micro-USDC, positions per market, open
+// orders, what open orders reserve, the all-time clientOrderId index, faucet grants in the rolling day
+// and the dead man's switch.
+import type { Bucket } from '../domain/buckets.js'
+import type { MarginMode } from '../domain/orders.js'
+
+export interface Position {
+  marketId: string
+  marginMode: MarginMode
+  /** Signed lots: positive long, negative short (spot: never negative). */
+  lots: number
+  /** Micro-USDC paid for the open lots (always ≥ 0); average price = cost / |lots|. */
+  cost: bigint
+  /** Cumulative realized PnL, micro-USDC. */
+  realized: bigint
+  /** Cumulative funding received (negative: paid), micro-USDC. */
+  funding: bigint
+  updatedAt: number
+}
+
+export class Account {
+  readonly userId: string
+  readonly balances = new Map<Bucket, bigint>()
+  readonly positions = new Map<string, Position>()
+  /** Ids of this account's open orders. */
+  readonly openOrders = new Set<string>()
+  /** clientOrderId → order id, for every order the account ever placed with one. */
+  readonly clientOrderIds = new Map<string, string>()
+  /** Micro-USDC of the spot bucket reserved by open spot buys. */
+  spotLocked = 0n
+  /** Base lots reserved by open spot sells, per spot market. */
+  readonly baseLocked = new Map<string, number>()
+  /** Initial margin reserved by open perpetual and futures orders, micro-USDC. */
+  orderMargin = 0n
+  /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
+  faucetGrants: Array<[number, bigint]> = []
+  /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */
+  cancelAllAt: number | null = null
+
+  constructor(userId: string) {
+    this.userId = userId
+  }
+
+  balance(bucket: Bucket): bigint {
+    return this.balances.get(bucket) ?? 0n
+  }
+
+  /** Spot holding in lots of a spot market (its long position). */
+  holding(marketId: string): number {
+    return this.positions.get(marketId)?.lots ?? 0
+  }
+}

@@ -1,0 +1,235 @@
+// Linear orders: placement, cancel, modify, cancel-all. Every check runs before anything changes, in a
+// fixed order, so a refused command leaves the state exactly as it was.
+import { DomainError } from '../../domain/errors.js'
+import { CLIENT_ORDER_ID, MARGIN_MODES, ORDER_TYPES, SIDES, TIME_IN_FORCE, type OrderSpec } from '../../domain/orders.js'
+import type { Account } from '../account.js'
+import { BUY, SELL } from '../book/types.js'
+import type { Ctx } from '../context.js'
+import type { MarketRuntime } from '../marketRuntime.js'
+import { matchOrder } from '../matching.js'
+import { remainingLots, type Order } from '../order.js'
+import { closeOrder, newOrder, rest } from '../orderLifecycle.js'
+import { reservationFor, reserve } from '../reservations.js'
+import { governingMark, perpsMargin, requireMargin } from '../risk.js'
+import { orderView } from '../views.js'
+
+const isLots = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) > 0
+
+/** The linear market an order names; anything else is INVALID_MARKET_ID. */
+export function linearMarket(ctx: Ctx, marketId: unknown): MarketRuntime {
+  const market = typeof marketId === 'string' ? ctx.state.markets.get(marketId) : undefined
+  if (!market || !market.linear) throw new DomainError('INVALID_MARKET_ID', `Unknown linear market ${String(marketId)}`)
+  return market
+}
+
+export function tradingAccount(ctx: Ctx, userId: string): Account {
+  const account = ctx.state.accounts.get(userId)
+  if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'No account yet: deposit or use the faucet first')
+  return account
+}
+
+function requireActive(market: MarketRuntime): void {
+  if (market.status !== 'active') throw new DomainError('MARKET_HALTED', `${market.spec.id} is ${market.status}`)
+}
+
+/** The engine's own look at a spec it did not build: integers where integers belong, enums in range. */
+function checkSpec(spec: OrderSpec, market: MarketRuntime): void {
+  const bad = (code: 'INVALID_REQUEST' | 'INVALID_QUANTITY' | 'INVALID_PRICE' | 'INVALID_TIME_IN_FORCE', what: string) => {
+    throw new DomainError(code, `Invalid ${what}`)
+  }
+  if (typeof spec.id !== 'string' || spec.id.length === 0 || spec.id.length > 64) bad('INVALID_REQUEST', 'order id')
+  if (!(SIDES as readonly string[]).includes(spec.side)) bad('INVALID_REQUEST', 'side')
+  if (!(ORDER_TYPES as readonly string[]).includes(spec.type)) bad('INVALID_REQUEST', 'type')
+  if (!(TIME_IN_FORCE as readonly string[]).includes(spec.timeInForce)) bad('INVALID_TIME_IN_FORCE', 'timeInForce')
+  if (!(MARGIN_MODES as readonly string[]).includes(spec.marginMode)) bad('INVALID_REQUEST', 'marginMode')
+  if (!isLots(spec.lots) || spec.lots < market.minLots) bad('INVALID_QUANTITY', 'quantity')
+  if (spec.type === 'limit' && !isLots(spec.priceTicks)) bad('INVALID_PRICE', 'price')
+  if (spec.clientOrderId !== null && !CLIENT_ORDER_ID.test(spec.clientOrderId)) bad('INVALID_REQUEST', 'clientOrderId')
+  if (spec.postOnly && (spec.type !== 'limit' || spec.timeInForce !== 'gtc')) bad('INVALID_REQUEST', 'postOnly with a non-gtc order')
+}
+
+function checkBand(market: MarketRuntime, priceTicks: number, band: { bandLow: number; bandHigh: number }): void {
+  if (priceTicks < band.bandLow || priceTicks > band.bandHigh) {
+    throw new DomainError('INVALID_PRICE', `Price is outside the band ±${market.spec.priceBandBps / 100}% of the mark`, {
+      priceBandLow: market.prices.format(band.bandLow),
+      priceBandHigh: market.prices.format(band.bandHigh),
+    })
+  }
+}
+
+/** Refuses an order the account cannot fund: spot from the spot bucket, linear from perps margin. */
+export function checkFunds(ctx: Ctx, account: Account, market: MarketRuntime, side: 'buy' | 'sell', reduceOnly: boolean, priceTicks: number, lots: number, releasing = 0n): void {
+  const need = reservationFor(market, side, reduceOnly, priceTicks, lots) - releasing
+  if (need <= 0n) return
+  if (market.spec.type === 'spot') {
+    const available = side === 'buy'
+      ? account.balance('spot') - account.spotLocked
+      : BigInt(account.holding(market.spec.id) - (account.baseLocked.get(market.spec.id) ?? 0))
+    if (need > available) {
+      throw new DomainError('INSUFFICIENT_BALANCE', side === 'buy' ? 'Spot bucket lacks the USDC for this order' : 'Not enough of the asset to sell')
+    }
+    return
+  }
+  requireMargin(need, perpsMargin(ctx.state, account).available)
+}
+
+function checkReduceOnly(account: Account, market: MarketRuntime, side: 'buy' | 'sell', lots: number): void {
+  const held = account.positions.get(market.spec.id)?.lots ?? 0
+  const reduces = side === 'buy' ? held < 0 && lots <= -held : held > 0 && lots <= held
+  if (!reduces) throw new DomainError('REDUCE_ONLY_VIOLATION', 'A reduce-only order may not open or grow a position', { position: market.quantities.format(held) })
+}
+
+/** All the checks of a new order against the live state; returns the price it may trade up to. */
+function admit(ctx: Ctx, account: Account, market: MarketRuntime, spec: OrderSpec): number {
+  if (spec.clientOrderId !== null) {
+    const existing = account.clientOrderIds.get(spec.clientOrderId)
+    if (existing) throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`, { existingOrderId: existing })
+  }
+  if (ctx.state.orders.has(spec.id)) throw new DomainError('INVALID_REQUEST', 'Order id already used')
+  if (spec.stopTicks !== null || spec.takeProfitTicks !== null || spec.stopLossTicks !== null) {
+    throw new DomainError('INVALID_REQUEST', 'Conditional orders (stopPrice, takeProfitPrice, stopLossPrice) are not accepted yet')
+  }
+  const { ticks } = governingMark(ctx, market)
+  if (spec.priceTicks !== null) checkBand(market, spec.priceTicks, ticks)
+  const limit = spec.priceTicks ?? (spec.side === 'buy' ? ticks.bandHigh : ticks.bandLow)
+  if (spec.reduceOnly) checkReduceOnly(account, market, spec.side, spec.lots)
+  if (spec.postOnly && market.book.wouldCross(spec.side === 'buy' ? BUY : SELL, limit)) {
+    throw new DomainError('POST_ONLY_WOULD_CROSS', 'Post-only order would cross the book')
+  }
+  checkFunds(ctx, account, market, spec.side, spec.reduceOnly, limit, spec.lots)
+  return limit
+}
+
+/** Trades an admitted order and rests or ends what is left. */
+function execute(ctx: Ctx, market: MarketRuntime, order: Order, limit: number): void {
+  const side = order.side === 'buy' ? BUY : SELL
+  if (order.timeInForce === 'fok' && market.book.fillableLots(side, limit, order.userId, remainingLots(order)) < remainingLots(order)) {
+    order.status = 'canceled'
+    order.cancelReason = 'fok_unfilled'
+    ctx.touchOrder(order)
+    return
+  }
+  const left = matchOrder(ctx, market, order, limit)
+  if (left === 0) {
+    order.status = 'filled'
+    ctx.state.orders.delete(order.id)
+    ctx.state.accounts.get(order.userId)!.openOrders.delete(order.id)
+  } else if (order.type === 'limit' && order.timeInForce === 'gtc') {
+    rest(ctx, market, order)
+    return
+  } else {
+    order.status = 'canceled'
+    order.cancelReason = order.type === 'market' ? 'market_unfilled' : 'ioc_unfilled'
+  }
+  order.updatedAt = ctx.now
+  ctx.touchOrder(order)
+}
+
+export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec): unknown {
+  const market = linearMarket(ctx, spec?.marketId)
+  checkSpec(spec, market)
+  requireActive(market)
+  const account = tradingAccount(ctx, userId)
+  const limit = admit(ctx, account, market, spec)
+  const order = newOrder(ctx, userId, spec)
+  if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
+  execute(ctx, market, order, limit)
+  return ctx.replying ? orderView(order, market) : null
+}
+
+function ownOpenOrder(ctx: Ctx, userId: string, orderId: string): Order {
+  const order = ctx.state.orders.get(orderId)
+  if (!order || order.userId !== userId) throw new DomainError('ORDER_NOT_FOUND', `No open order ${orderId}`, { orderId })
+  return order
+}
+
+export function cancelOrder(ctx: Ctx, userId: string, orderId: string): unknown {
+  const order = ownOpenOrder(ctx, userId, orderId)
+  const market = ctx.state.markets.get(order.marketId)!
+  closeOrder(ctx, market, order, 'canceled', 'user', true)
+  return ctx.replying ? orderView(order, market) : null
+}
+
+/**
+ * Amends price and/or quantity. Only lowering the quantity keeps time priority; any other change
+ * re-enters the order as if new (it may trade if it now crosses, unless it is post-only).
+ */
+export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTicks: number | null, lots: number | null): unknown {
+  const order = ownOpenOrder(ctx, userId, orderId)
+  const market = ctx.state.markets.get(order.marketId)!
+  requireActive(market)
+  if (priceTicks !== null && !isLots(priceTicks)) throw new DomainError('INVALID_PRICE', 'Invalid price')
+  if (lots !== null && (!isLots(lots) || lots < market.minLots)) throw new DomainError('INVALID_QUANTITY', 'Invalid quantity')
+  const newPrice = priceTicks ?? order.priceTicks!
+  const newLots = lots ?? order.lots
+  if (newLots <= order.filledLots) {
+    throw new DomainError('INVALID_QUANTITY', 'New quantity must exceed the filled quantity', { filledQuantity: market.quantities.format(order.filledLots) })
+  }
+  const account = ctx.state.accounts.get(userId)!
+  if (newPrice !== order.priceTicks) checkBand(market, newPrice, governingMark(ctx, market).ticks)
+  const side = order.side === 'buy' ? BUY : SELL
+  const repriced = newPrice !== order.priceTicks
+  if (order.postOnly && repriced && market.book.fillableLots(side, newPrice, userId, 1) > 0) {
+    throw new DomainError('POST_ONLY_WOULD_CROSS', 'Post-only order would cross the book')
+  }
+  if (order.reduceOnly && newLots > order.lots) checkReduceOnly(account, market, order.side, newLots - order.filledLots)
+  checkFunds(ctx, account, market, order.side, order.reduceOnly, newPrice, newLots - order.filledLots, order.reserved)
+
+  order.updatedAt = ctx.now
+  if (!repriced && newLots < order.lots) {
+    order.lots = newLots
+    market.book.reduce(order.id, remainingLots(order))
+    reserve(account, market, order)
+    ctx.touchBook(market)
+    ctx.touchOrder(order)
+  } else if (!repriced && newLots === order.lots) {
+    ctx.touchOrder(order)
+  } else {
+    market.book.cancel(order.id)
+    order.priceTicks = newPrice
+    order.lots = newLots
+    order.seq = ctx.state.next('orderSeq')
+    ctx.touchBook(market)
+    const left = matchOrder(ctx, market, order, newPrice)
+    if (left === 0) {
+      order.status = 'filled'
+      reserve(account, market, order)
+      ctx.state.orders.delete(order.id)
+      account.openOrders.delete(order.id)
+      ctx.touchOrder(order)
+    } else {
+      rest(ctx, market, order)
+    }
+  }
+  return ctx.replying ? orderView(order, market) : null
+}
+
+export interface CancelFilter {
+  marketId?: string | null
+  quoteId?: string | null
+  clientOrderId?: string | null
+}
+
+/** The account's open orders, oldest first, that match the filter. */
+export function openOrdersOf(ctx: Ctx, account: Account, filter: CancelFilter = {}): Order[] {
+  const out: Order[] = []
+  for (const id of account.openOrders) {
+    const o = ctx.state.orders.get(id)!
+    if (filter.marketId && o.marketId !== filter.marketId) continue
+    if (filter.quoteId && o.quoteId !== filter.quoteId) continue
+    if (filter.clientOrderId && o.clientOrderId !== filter.clientOrderId) continue
+    out.push(o)
+  }
+  return out.sort((a, b) => a.seq - b.seq)
+}
+
+export function cancelOrders(ctx: Ctx, orders: readonly Order[], reason: string): string[] {
+  for (const o of orders) closeOrder(ctx, ctx.state.markets.get(o.marketId)!, o, 'canceled', reason, true)
+  return orders.map((o) => o.id)
+}
+
+export function cancelAll(ctx: Ctx, userId: string, filter: CancelFilter): { canceled: number; ids: string[] } {
+  const account = ctx.state.accounts.get(userId)
+  const ids = account ? cancelOrders(ctx, openOrdersOf(ctx, account, filter), 'user') : []
+  return { canceled: ids.length, ids }
+}

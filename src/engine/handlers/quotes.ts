@@ -1,0 +1,87 @@
+// Quotes: a market maker's resting orders placed together, all or none. Quote legs are post-only
+// (a quote never takes liquidity), and a bulk call may first cancel the caller's orders on the market.
+import { DomainError } from '../../domain/errors.js'
+import type { OrderSpec } from '../../domain/orders.js'
+import { BUY, SELL } from '../book/types.js'
+import type { Ctx } from '../context.js'
+import { newOrder, rest } from '../orderLifecycle.js'
+import { reservationFor } from '../reservations.js'
+import { governingMark, perpsMargin, requireMargin } from '../risk.js'
+import { orderView } from '../views.js'
+import { cancelOrders, linearMarket, openOrdersOf, tradingAccount } from './orders.js'
+
+export const MAX_BULK_QUOTES = 100
+
+export interface QuotesResult {
+  marketId: string
+  quoteId: string | null
+  canceled: string[]
+  results: Array<{ side: 'buy' | 'sell'; response: unknown }>
+}
+
+export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId: string | null, specs: OrderSpec[], cancelFirst: boolean): QuotesResult {
+  const market = linearMarket(ctx, marketId)
+  if (!Array.isArray(specs) || specs.length > MAX_BULK_QUOTES || (specs.length === 0 && !cancelFirst)) {
+    throw new DomainError('INVALID_REQUEST', `A quote has 1 to ${MAX_BULK_QUOTES} orders`)
+  }
+  if (market.status !== 'active') throw new DomainError('MARKET_HALTED', `${market.spec.id} is ${market.status}`)
+  const account = tradingAccount(ctx, userId)
+  const toCancel = cancelFirst ? openOrdersOf(ctx, account, { marketId }) : []
+
+  const cids = new Set<string>()
+  let bestBid = -Infinity
+  let bestAsk = Infinity
+  let buyNeed = 0n
+  let sellNeed = 0n
+  const { ticks } = specs.length > 0 ? governingMark(ctx, market) : { ticks: null }
+  for (const spec of specs) {
+    if (spec.marketId !== marketId || spec.type !== 'limit' || spec.timeInForce !== 'gtc' || !spec.postOnly || spec.reduceOnly) {
+      throw new DomainError('INVALID_REQUEST', 'Quote orders are post-only gtc limit orders of the quoted market')
+    }
+    if (!Number.isSafeInteger(spec.lots) || spec.lots < market.minLots) throw new DomainError('INVALID_QUANTITY', 'Invalid quantity')
+    if (!Number.isSafeInteger(spec.priceTicks) || spec.priceTicks! <= 0) throw new DomainError('INVALID_PRICE', 'Invalid price')
+    const price = spec.priceTicks!
+    if (price < ticks!.bandLow || price > ticks!.bandHigh) throw new DomainError('INVALID_PRICE', 'Quote price is outside the price band')
+    if (spec.clientOrderId !== null) {
+      const existing = account.clientOrderIds.get(spec.clientOrderId)
+      if (existing || cids.has(spec.clientOrderId)) {
+        throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`, existing ? { existingOrderId: existing } : undefined)
+      }
+      cids.add(spec.clientOrderId)
+    }
+    if (ctx.state.orders.has(spec.id)) throw new DomainError('INVALID_REQUEST', 'Order id already used')
+    const side = spec.side === 'buy' ? BUY : SELL
+    // With cancelFirst the caller's own orders are going away: only others' liquidity counts.
+    const crosses = cancelFirst ? market.book.fillableLots(side, price, userId, 1) > 0 : market.book.wouldCross(side, price)
+    if (crosses) throw new DomainError('POST_ONLY_WOULD_CROSS', `The ${spec.side} quote at ${market.prices.format(price)} would cross the book`)
+    if (spec.side === 'buy') bestBid = Math.max(bestBid, price)
+    else bestAsk = Math.min(bestAsk, price)
+    const need = reservationFor(market, spec.side, false, price, spec.lots)
+    if (spec.side === 'buy') buyNeed += need
+    else sellNeed += need
+  }
+  if (bestBid >= bestAsk) throw new DomainError('INVALID_PRICE', 'The quote\'s bids must be below its asks')
+
+  let releasedBuy = 0n
+  let releasedSell = 0n
+  for (const o of toCancel) {
+    if (o.side === 'buy') releasedBuy += o.reserved
+    else releasedSell += o.reserved
+  }
+  if (market.spec.type === 'spot') {
+    const spot = account.balance('spot') - account.spotLocked + releasedBuy
+    const base = BigInt(account.holding(marketId) - (account.baseLocked.get(marketId) ?? 0)) + releasedSell
+    if (buyNeed > spot || sellNeed > base) throw new DomainError('INSUFFICIENT_BALANCE', 'The quote cannot be funded')
+  } else {
+    requireMargin(buyNeed + sellNeed, perpsMargin(ctx.state, account).available + releasedBuy + releasedSell)
+  }
+
+  const canceled = cancelOrders(ctx, toCancel, 'replaced_by_quote')
+  const results = specs.map((spec) => {
+    const order = newOrder(ctx, userId, spec)
+    if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
+    rest(ctx, market, order)
+    return { side: order.side, response: ctx.replying ? orderView(order, market) : null }
+  })
+  return { marketId, quoteId, canceled, results }
+}

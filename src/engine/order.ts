@@ -1,0 +1,36 @@
+// An order as the engine holds it while it lives (open), and as the batch writer persists it.
+import type { MarginMode, OrderSide, OrderStatus, OrderType, TimeInForce } from '../domain/orders.js'
+
+export interface Order {
+  readonly id: string
+  readonly userId: string
+  readonly marketId: string
+  readonly clientOrderId: string | null
+  readonly side: OrderSide
+  readonly type: OrderType
+  readonly timeInForce: TimeInForce
+  /** Limit price in ticks; null for market orders. */
+  priceTicks: number | null
+  /** Ordered quantity in lots (a modify may change it). */
+  lots: number
+  filledLots: number
+  status: OrderStatus
+  readonly postOnly: boolean
+  readonly reduceOnly: boolean
+  readonly marginMode: MarginMode | null
+  stopTicks: number | null
+  readonly takeProfitTicks: number | null
+  readonly stopLossTicks: number | null
+  triggeredAt: number | null
+  readonly parentOrderId: string | null
+  readonly quoteId: string | null
+  cancelReason: string | null
+  /** Time priority: a book re-built from orders in seq order is the same book. */
+  seq: number
+  readonly createdAt: number
+  updatedAt: number
+  /** What the resting remainder holds back: micro-USDC (spot buys, perps margin) or base lots (spot sells). */
+  reserved: bigint
+}
+
+export const remainingLots = (o: Order) => o.lots - o.filledLots

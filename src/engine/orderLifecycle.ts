@@ -1,0 +1,69 @@
+// Orders entering and leaving the book, with their reservations and bookkeeping kept in step.
+import type { OrderSpec } from '../domain/orders.js'
+import { BUY, SELL } from './book/types.js'
+import type { Ctx } from './context.js'
+import type { MarketRuntime } from './marketRuntime.js'
+import { remainingLots, type Order } from './order.js'
+import { reserve } from './reservations.js'
+
+export function newOrder(ctx: Ctx, userId: string, spec: OrderSpec, parentOrderId: string | null = null): Order {
+  return {
+    id: spec.id,
+    userId,
+    marketId: spec.marketId,
+    clientOrderId: spec.clientOrderId,
+    side: spec.side,
+    type: spec.type,
+    timeInForce: spec.type === 'market' && spec.timeInForce === 'gtc' ? 'ioc' : spec.timeInForce,
+    priceTicks: spec.priceTicks,
+    lots: spec.lots,
+    filledLots: 0,
+    status: 'open',
+    postOnly: spec.postOnly,
+    reduceOnly: spec.reduceOnly,
+    marginMode: spec.marginMode,
+    stopTicks: spec.stopTicks,
+    takeProfitTicks: spec.takeProfitTicks,
+    stopLossTicks: spec.stopLossTicks,
+    triggeredAt: null,
+    parentOrderId,
+    quoteId: spec.quoteId,
+    cancelReason: null,
+    seq: ctx.state.next('orderSeq'),
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+    reserved: 0n,
+  }
+}
+
+/** Puts an open order's remainder on the book and reserves for it. */
+export function rest(ctx: Ctx, market: MarketRuntime, order: Order): void {
+  const account = ctx.state.accounts.get(order.userId)!
+  market.book.add({
+    id: order.id,
+    owner: order.userId,
+    side: order.side === 'buy' ? BUY : SELL,
+    price: order.priceTicks!,
+    remaining: remainingLots(order),
+    seq: order.seq,
+  })
+  ctx.state.orders.set(order.id, order)
+  account.openOrders.add(order.id)
+  reserve(account, market, order)
+  ctx.touchBook(market)
+  ctx.touchOrder(order)
+}
+
+/** Ends an order (cancel, expiry of its remainder, rejection); `inBook` when it still rests there. */
+export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status: 'canceled' | 'rejected' | 'filled', reason: string | null, inBook: boolean): void {
+  const account = ctx.state.accounts.get(order.userId)!
+  if (inBook) market.book.cancel(order.id)
+  order.status = status
+  order.cancelReason = reason
+  order.updatedAt = ctx.now
+  reserve(account, market, order)
+  ctx.state.orders.delete(order.id)
+  account.openOrders.delete(order.id)
+  ctx.touchBook(market)
+  ctx.touchOrder(order)
+}

@@ -1,0 +1,146 @@
+// A trade between a taker and a resting maker: both orders filled, positions moved, fees charged,
+// realized PnL paid through the clearing account, fills recorded, trade and fill events emitted.
+// All amounts are integers: micro-USDC as bigint, quantities in lots, prices in ticks.
+import { microToString } from '../domain/decimal.js'
+import { engineId } from '../domain/ids.js'
+import type { Account, Position } from './account.js'
+import type { Ctx } from './context.js'
+import { move } from './ledger.js'
+import { applyRate, type MarketRuntime } from './marketRuntime.js'
+import type { Order } from './order.js'
+import { reserve } from './reservations.js'
+import { streams } from './events.js'
+
+export function position(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): Position {
+  let p = account.positions.get(market.spec.id)
+  if (!p) {
+    p = { marketId: market.spec.id, marginMode: order.marginMode ?? 'cross', lots: 0, cost: 0n, realized: 0n, funding: 0n, updatedAt: ctx.now }
+    account.positions.set(market.spec.id, p)
+  }
+  return p
+}
+
+/** cost × part / whole, rounded up or down. */
+function share(cost: bigint, part: number, whole: number, up: boolean): bigint {
+  const x = cost * BigInt(part)
+  const w = BigInt(whole)
+  return up ? (x + w - 1n) / w : x / w
+}
+
+/**
+ * Moves a position by a fill and returns the PnL it realizes. Reducing takes the average cost of the
+ * closed part, rounded against the holder; the remainder stays in the cost and is realized with the
+ * last lot, so nothing is lost or created over a position's life.
+ */
+export function applyToPosition(market: MarketRuntime, p: Position, side: 'buy' | 'sell', lots: number, priceTicks: number, notional: bigint): bigint {
+  const signed = side === 'buy' ? lots : -lots
+  if (p.lots === 0 || (p.lots > 0) === (signed > 0)) {
+    p.lots += signed
+    p.cost += notional
+    return 0n
+  }
+  const held = Math.abs(p.lots)
+  const close = Math.min(lots, held)
+  const long = p.lots > 0
+  const removed = close === held ? p.cost : share(p.cost, close, held, long)
+  const exit = close === lots ? notional : market.notional(priceTicks, close)
+  const pnl = long ? exit - removed : removed - exit
+  p.cost -= removed
+  p.lots += long ? -close : close
+  p.realized += pnl
+  if (lots > close) {
+    const open = lots - close
+    p.lots = side === 'buy' ? open : -open
+    p.cost = market.notional(priceTicks, open)
+  }
+  return pnl
+}
+
+function fillRow(ctx: Ctx, market: MarketRuntime, o: Order, matchId: string, role: 'taker' | 'maker', priceTicks: number, lots: number, fee: bigint) {
+  const id = engineId(ctx.now, ctx.state.next('fill'))
+  const row = {
+    id,
+    matchId,
+    marketId: market.spec.id,
+    orderId: o.id,
+    userId: o.userId,
+    side: o.side,
+    role,
+    priceTicks,
+    lots,
+    fee,
+    feeBps: role === 'taker' ? market.spec.takerFeeBps : market.spec.makerFeeBps,
+    at: ctx.now,
+  }
+  ctx.changes.fills.push(row)
+  return row
+}
+
+/** Settles `lots` between the taker and the resting maker at the maker's price. */
+export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker: Order, priceTicks: number, lots: number): void {
+  const state = ctx.state
+  const system = state.system
+  const takerAccount = state.accounts.get(taker.userId)!
+  const makerAccount = state.accounts.get(maker.userId)!
+  const notional = market.notional(priceTicks, lots)
+  const takerFee = applyRate(notional, market.takerFee)
+  const makerFee = applyRate(notional, market.makerFee)
+  const matchId = engineId(ctx.now, state.next('match'))
+
+  taker.filledLots += lots
+  taker.updatedAt = ctx.now
+  maker.filledLots += lots
+  maker.updatedAt = ctx.now
+  if (maker.filledLots === maker.lots) {
+    // The book has already removed a fully filled maker.
+    maker.status = 'filled'
+    state.orders.delete(maker.id)
+    makerAccount.openOrders.delete(maker.id)
+  }
+  reserve(makerAccount, market, maker)
+
+  const buyer = taker.side === 'buy' ? takerAccount : makerAccount
+  const seller = taker.side === 'buy' ? makerAccount : takerAccount
+  const bucket = market.spec.type === 'spot' ? 'spot' : 'perps'
+  if (market.spec.type === 'spot') {
+    move(ctx, buyer, 'spot', seller, 'spot', notional, 'trade', matchId)
+    for (const [account, order] of [[buyer, taker.side === 'buy' ? taker : maker], [seller, taker.side === 'buy' ? maker : taker]] as const) {
+      const p = position(ctx, account, market, order)
+      applyToPosition(market, p, order.side, lots, priceTicks, notional)
+      p.updatedAt = ctx.now
+      ctx.touchPosition(account, p)
+    }
+  } else {
+    for (const [account, order] of [[takerAccount, taker], [makerAccount, maker]] as const) {
+      const p = position(ctx, account, market, order)
+      const pnl = applyToPosition(market, p, order.side, lots, priceTicks, notional)
+      if (pnl !== 0n) move(ctx, system, 'clearing', account, 'perps', pnl, 'realized_pnl', matchId)
+      p.updatedAt = ctx.now
+      ctx.touchPosition(account, p)
+    }
+  }
+  move(ctx, takerAccount, bucket, system, 'fees', takerFee, 'fee', matchId)
+  move(ctx, makerAccount, bucket, system, 'fees', makerFee, 'fee', matchId)
+
+  const price = market.prices.format(priceTicks)
+  const quantity = market.quantities.format(lots)
+  const takerFill = fillRow(ctx, market, taker, matchId, 'taker', priceTicks, lots, takerFee)
+  const makerFill = fillRow(ctx, market, maker, matchId, 'maker', priceTicks, lots, makerFee)
+  ctx.emit(streams.trades(market.spec.id), 'Trade', { tradeId: matchId, marketId: market.spec.id, price, quantity, takerSide: taker.side, tsMs: ctx.now })
+  for (const f of [takerFill, makerFill]) {
+    ctx.emit(streams.fills(f.userId), 'Fill', {
+      tradeId: f.id,
+      marketId: f.marketId,
+      orderId: f.orderId,
+      side: f.side,
+      role: f.role,
+      price,
+      quantity,
+      fee: microToString(f.fee),
+      feeBps: f.feeBps,
+      tsMs: ctx.now,
+    })
+  }
+  ctx.touchOrder(taker)
+  ctx.touchOrder(maker)
+}

@@ -1,0 +1,191 @@
+// Group commit: everything one batch of engine commands changed, written in ONE transaction together
+// with the batch's last stream id, and only if this leader's fencing token is still the current one.
+// Rows go as JSON arrays expanded by json_populate_recordset: one statement per table, any batch size.
+import type pg from 'pg'
+import { D, formatDecimal, microToString } from '../domain/decimal.js'
+import type { Changes } from '../engine/changes.js'
+import type { MarketRuntime } from '../engine/marketRuntime.js'
+import type { EngineState } from '../engine/state.js'
+import { ENGINE } from './engineOffsets.js'
+import { inTransaction } from './pg.js'
+
+/** The batch was written by a leader that has since been replaced: nothing of it was committed. */
+export class FencedOutError extends Error {}
+
+export interface BatchPosition {
+  epoch: string
+  streamId: string
+  fencingToken: string
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+const json = (rows: unknown[]) => JSON.stringify(rows)
+
+function marketRow(m: MarketRuntime) {
+  const s = m.spec
+  return {
+    id: s.id, family: s.family, assetClass: s.assetClass, type: s.type, base: s.base, quote: s.quote,
+    status: m.status, tickSize: s.tickSize, stepSize: s.stepSize, minQuantity: s.minQuantity,
+    priceBandBps: s.priceBandBps, takerFeeBps: s.takerFeeBps, makerFeeBps: s.makerFeeBps,
+    fundingIntervalMs: s.fundingIntervalMs, fundingMaxRateBps: s.fundingMaxRateBps, expiry: iso(s.expiryMs),
+    strike: s.strike, optionType: s.optionType, staleMarkMs: s.staleMarkMs, initialMarginPct: s.initialMarginPct,
+    maintenanceMarginPct: s.maintenanceMarginPct, listedAt: iso(s.listedAtMs), settledAt: iso(m.settledAtMs),
+    settlementPrice: m.settlementPrice, bookSeq: m.bookSeq,
+  }
+}
+
+/** Average price for display: cost over quantity, in quote units, to 18 decimals. */
+function avgPrice(m: MarketRuntime, cost: bigint, lots: number): string {
+  if (lots === 0) return '0'
+  return formatDecimal(D(cost.toString()).div(D(Math.abs(lots)).mul(m.step).mul(1_000_000)).toDecimalPlaces(18))
+}
+
+type Statement = [sql: string, rows: unknown[]]
+
+function statements(state: EngineState, c: Changes): Statement[] {
+  const out: Statement[] = []
+  const market = (id: string) => state.markets.get(id)!
+  if (c.markets.size > 0) {
+    out.push([
+      `INSERT INTO markets SELECT * FROM json_populate_recordset(NULL::markets, $1::json)
+       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, "bookSeq" = EXCLUDED."bookSeq",
+         "settledAt" = EXCLUDED."settledAt", "settlementPrice" = EXCLUDED."settlementPrice"`,
+      [...c.markets].map((id) => marketRow(market(id))),
+    ])
+  }
+  if (c.marks.length > 0) {
+    out.push([
+      `INSERT INTO mark_prices ("marketId", price, "indexPrice", source, "sourceTimestamp", "createdAt")
+       SELECT "marketId", price, "indexPrice", source, "sourceTimestamp", "createdAt" FROM json_populate_recordset(NULL::mark_prices, $1::json)`,
+      c.marks.map((m) => ({ marketId: m.marketId, price: m.price, indexPrice: m.indexPrice, source: m.source, sourceTimestamp: iso(m.sourceTs), createdAt: iso(m.engineTs) })),
+    ])
+  }
+  if (c.orders.size > 0) {
+    out.push([
+      `INSERT INTO orders SELECT * FROM json_populate_recordset(NULL::orders, $1::json)
+       ON CONFLICT (id) DO UPDATE SET price = EXCLUDED.price, quantity = EXCLUDED.quantity,
+         "filledQuantity" = EXCLUDED."filledQuantity", status = EXCLUDED.status, "stopPrice" = EXCLUDED."stopPrice",
+         "triggeredAt" = EXCLUDED."triggeredAt", "cancelReason" = EXCLUDED."cancelReason", seq = EXCLUDED.seq,
+         "updatedAt" = EXCLUDED."updatedAt"`,
+      [...c.orders.values()].map((o) => {
+        const m = market(o.marketId)
+        const price = (t: number | null) => (t === null ? null : m.prices.format(t))
+        return {
+          id: o.id, userId: o.userId, marketId: o.marketId, clientOrderId: o.clientOrderId, side: o.side, type: o.type,
+          timeInForce: o.timeInForce, price: price(o.priceTicks), quantity: m.quantities.format(o.lots),
+          filledQuantity: m.quantities.format(o.filledLots), status: o.status, postOnly: o.postOnly, reduceOnly: o.reduceOnly,
+          marginMode: o.marginMode, stopPrice: price(o.stopTicks), takeProfitPrice: price(o.takeProfitTicks),
+          stopLossPrice: price(o.stopLossTicks), triggeredAt: iso(o.triggeredAt), parentOrderId: o.parentOrderId,
+          quoteId: o.quoteId, cancelReason: o.cancelReason, seq: o.seq, createdAt: iso(o.createdAt), updatedAt: iso(o.updatedAt),
+        }
+      }),
+    ])
+  }
+  if (c.fills.length > 0) {
+    out.push([
+      `INSERT INTO fills SELECT * FROM json_populate_recordset(NULL::fills, $1::json)`,
+      c.fills.map((f) => {
+        const m = market(f.marketId)
+        return {
+          id: f.id, matchId: f.matchId, marketId: f.marketId, orderId: f.orderId, userId: f.userId, side: f.side, role: f.role,
+          price: m.prices.format(f.priceTicks), quantity: m.quantities.format(f.lots), fee: microToString(f.fee),
+          feeBps: f.feeBps, createdAt: iso(f.at),
+        }
+      }),
+    ])
+    out.push(candleStatement(state, c))
+  }
+  if (c.positions.size > 0) {
+    out.push([
+      `INSERT INTO positions SELECT * FROM json_populate_recordset(NULL::positions, $1::json)
+       ON CONFLICT ("userId", "marketId") DO UPDATE SET "marginMode" = EXCLUDED."marginMode", quantity = EXCLUDED.quantity,
+         "avgPrice" = EXCLUDED."avgPrice", cost = EXCLUDED.cost, "realizedPnl" = EXCLUDED."realizedPnl",
+         "fundingPayment" = EXCLUDED."fundingPayment", "isolatedMargin" = EXCLUDED."isolatedMargin", "updatedAt" = EXCLUDED."updatedAt"`,
+      [...c.positions.values()].map(([a, p]) => {
+        const m = market(p.marketId)
+        return {
+          userId: a.userId, marketId: p.marketId, marginMode: p.marginMode, quantity: m.quantities.format(p.lots),
+          avgPrice: avgPrice(m, p.cost, p.lots), cost: microToString(p.cost), realizedPnl: microToString(p.realized),
+          fundingPayment: microToString(p.funding), isolatedMargin: '0', updatedAt: iso(p.updatedAt),
+        }
+      }),
+    ])
+  }
+  if (c.balances.size > 0) {
+    out.push([
+      `INSERT INTO balances SELECT * FROM json_populate_recordset(NULL::balances, $1::json)
+       ON CONFLICT ("userId", bucket) DO UPDATE SET amount = EXCLUDED.amount, "updatedAt" = EXCLUDED."updatedAt"`,
+      [...c.balances.values()].map(([a, bucket]) => ({ userId: a.userId, bucket, amount: microToString(a.balance(bucket)), updatedAt: iso(state.now) })),
+    ])
+  }
+  if (c.ledger.length > 0) {
+    out.push([
+      `INSERT INTO ledger_entries ("userId", bucket, amount, "balanceAfter", kind, "refId", "createdAt")
+       SELECT "userId", bucket, amount, "balanceAfter", kind, "refId", "createdAt" FROM json_populate_recordset(NULL::ledger_entries, $1::json)`,
+      c.ledger.map((l) => ({
+        userId: l.userId, bucket: l.bucket, amount: microToString(l.amount), balanceAfter: microToString(l.balanceAfter),
+        kind: l.kind, refId: l.refId, createdAt: iso(l.at),
+      })),
+    ])
+  }
+  if (c.deadman.size > 0) {
+    out.push([
+      `INSERT INTO dead_man_switches SELECT * FROM json_populate_recordset(NULL::dead_man_switches, $1::json)
+       ON CONFLICT ("userId") DO UPDATE SET "cancelAt" = EXCLUDED."cancelAt", "updatedAt" = EXCLUDED."updatedAt"`,
+      [...c.deadman].map((a) => ({ userId: a.userId, cancelAt: iso(a.cancelAllAt), updatedAt: iso(state.now) })),
+    ])
+  }
+  return out
+}
+
+/** Folds the batch's trades (one taker fill per match) into one-minute candles. */
+function candleStatement(state: EngineState, c: Changes): Statement {
+  const candles = new Map<string, { marketId: string; start: number; open: number; high: number; low: number; close: number; lots: number; trades: number }>()
+  for (const f of c.fills) {
+    if (f.role !== 'taker') continue
+    const start = Math.floor(f.at / 60_000) * 60_000
+    const key = `${f.marketId}|${start}`
+    const k = candles.get(key)
+    if (!k) candles.set(key, { marketId: f.marketId, start, open: f.priceTicks, high: f.priceTicks, low: f.priceTicks, close: f.priceTicks, lots: f.lots, trades: 1 })
+    else {
+      k.high = Math.max(k.high, f.priceTicks)
+      k.low = Math.min(k.low, f.priceTicks)
+      k.close = f.priceTicks
+      k.lots += f.lots
+      k.trades++
+    }
+  }
+  return [
+    `INSERT INTO candles SELECT * FROM json_populate_recordset(NULL::candles, $1::json)
+     ON CONFLICT ("marketId", start) DO UPDATE SET high = GREATEST(candles.high, EXCLUDED.high),
+       low = LEAST(candles.low, EXCLUDED.low), close = EXCLUDED.close, volume = candles.volume + EXCLUDED.volume,
+       trades = candles.trades + EXCLUDED.trades`,
+    [...candles.values()].map((k) => {
+      const m = state.markets.get(k.marketId)!
+      return {
+        marketId: k.marketId, start: iso(k.start), open: m.prices.format(k.open), high: m.prices.format(k.high),
+        low: m.prices.format(k.low), close: m.prices.format(k.close), volume: m.quantities.format(k.lots), trades: k.trades,
+      }
+    }),
+  ]
+}
+
+/**
+ * Writes everything the batch changed and moves the offset to its last stream id, atomically. Refused
+ * with FencedOutError when another leader has claimed a newer token since ours.
+ */
+export async function commitBatch(pool: pg.Pool, state: EngineState, changes: Changes, at: BatchPosition): Promise<void> {
+  const counters: Record<string, number> = { now: state.now }
+  for (const name of state.dirtyCounters) counters[name] = state.counters.get(name)!
+  const writes = statements(state, changes)
+  await inTransaction(pool, async (db) => {
+    const fenced = await db.query(
+      `UPDATE engine_offsets SET epoch = $2, "lastStreamId" = $3, counters = counters || $4::jsonb, "updatedAt" = now()
+       WHERE name = $1 AND "fencingToken" = $5`,
+      [ENGINE, at.epoch, at.streamId, JSON.stringify(counters), at.fencingToken],
+    )
+    if (fenced.rowCount !== 1) throw new FencedOutError(`fencing token ${at.fencingToken} is no longer current`)
+    for (const [sql, rows] of writes) await db.query(sql, [json(rows)])
+  })
+  state.dirtyCounters.clear()
+}
