@@ -1,0 +1,117 @@
+// Invariants of the engine's state and of what each batch wrote, checked after every batch by the
+// randomized tests. Each failure names the broken rule.
+import { expect } from 'vitest'
+import { BUY, SELL } from '../../src/engine/book/types.js'
+import type { Changes } from '../../src/engine/changes.js'
+import { remainingLots } from '../../src/engine/order.js'
+import type { EngineState } from '../../src/engine/state.js'
+
+/** Running totals across batches, to compare the state against what was written. */
+export class Ledgers {
+  readonly ledger = new Map<string, bigint>()
+  /** Signed lots per user and market from fills (and genesis grants). */
+  readonly lots = new Map<string, number>()
+  fills = 0
+  /** Σ fees the fill rows say were charged. */
+  fees = 0n
+
+  constructor(private readonly state: EngineState) {}
+
+  absorb(c: Changes): void {
+    for (const l of c.ledger) {
+      const k = `${l.userId}|${l.bucket}`
+      this.ledger.set(k, (this.ledger.get(k) ?? 0n) + l.amount)
+      expect(l.balanceAfter, 'ledger balanceAfter is the running balance').toBe(this.ledger.get(k))
+    }
+    const byMatch = new Map<string, typeof c.fills>()
+    for (const f of c.fills) {
+      byMatch.set(f.matchId, [...(byMatch.get(f.matchId) ?? []), f])
+      const k = `${f.userId}|${f.marketId}`
+      this.lots.set(k, (this.lots.get(k) ?? 0) + (f.side === 'buy' ? f.lots : -f.lots))
+      this.fills++
+      // The fee, recomputed from the market's bps: ceil(notional × bps / 10,000).
+      const m = this.state.markets.get(f.marketId)!
+      const notional = BigInt(f.priceTicks) * BigInt(f.lots) * m.microPerTickLot
+      const bps = BigInt(Math.round(Number(f.feeBps) * 100))
+      expect(f.fee, `fee of fill ${f.id}`).toBe((notional * bps + 999_999n) / 1_000_000n)
+      expect(f.feeBps).toBe(f.role === 'taker' ? m.spec.takerFeeBps : m.spec.makerFeeBps)
+      this.fees += f.fee
+    }
+    for (const [matchId, pair] of byMatch) {
+      expect(pair, `match ${matchId} has a fill on each side`).toHaveLength(2)
+      const [a, b] = pair
+      expect([a!.side, b!.side].sort(), `match ${matchId} is a buy against a sell`).toEqual(['buy', 'sell'])
+      expect([a!.role, b!.role].sort(), `match ${matchId} is a taker against a maker`).toEqual(['maker', 'taker'])
+      expect([a!.priceTicks, a!.lots], `match ${matchId} sides agree`).toEqual([b!.priceTicks, b!.lots])
+      expect(a!.userId, `match ${matchId} is not a self-trade`).not.toBe(b!.userId)
+    }
+  }
+
+  grant(userId: string, marketId: string, lots: number): void {
+    const k = `${userId}|${marketId}`
+    this.lots.set(k, (this.lots.get(k) ?? 0) + lots)
+  }
+}
+
+export function checkInvariants(state: EngineState, totals: Ledgers): void {
+  // Books: internally consistent, never crossed, and exactly the open orders.
+  let booked = 0
+  for (const m of state.markets.values()) {
+    m.book.validateInternalState()
+    const bid = m.book.bestBid()
+    const ask = m.book.bestAsk()
+    if (bid !== undefined && ask !== undefined) expect(bid, `${m.spec.id} book is not crossed`).toBeLessThan(ask)
+    booked += m.book.size
+  }
+  expect(booked, 'every resting order is an open order').toBe(state.orders.size)
+  for (const o of state.orders.values()) {
+    const b = state.markets.get(o.marketId)!.book.get(o.id)
+    expect(b, `open order ${o.id} rests in its book`).toBeDefined()
+    expect([b!.remaining, b!.price, b!.side, b!.seq]).toEqual([remainingLots(o), o.priceTicks, o.side === 'buy' ? BUY : SELL, o.seq])
+    expect(o.status).toBe('open')
+  }
+
+  // Money: double entry sums to zero; every balance equals its ledger.
+  let sum = 0n
+  for (const a of state.accounts.values()) {
+    for (const [bucket, v] of a.balances) {
+      sum += v
+      expect(v, `${a.userId}.${bucket} equals the sum of its ledger rows`).toBe(totals.ledger.get(`${a.userId}|${bucket}`) ?? 0n)
+      if (bucket === 'wallet' || bucket === 'spot' || bucket === 'options') expect(v >= 0n, `${a.userId}.${bucket} is not negative`).toBe(true)
+    }
+  }
+  expect(sum, 'all balances together sum to zero (deposits are the external account\'s debt)').toBe(0n)
+  const system = state.accounts.get('00000000000000000000000000')
+  expect(system?.balance('fees') ?? 0n, 'fees collected equal the fees the fills charged').toBe(totals.fees)
+  let realized = 0n
+  for (const a of state.accounts.values()) {
+    for (const p of a.positions.values()) if (state.markets.get(p.marketId)!.spec.type !== 'spot') realized += p.realized + p.funding
+  }
+  expect(system?.balance('clearing') ?? 0n, 'the clearing account is minus all realized PnL and funding').toBe(-realized)
+
+  // Positions are the sum of fills; reservations are the sum of what open orders hold.
+  for (const a of state.accounts.values()) {
+    for (const p of a.positions.values()) {
+      expect(p.lots, `${a.userId} position in ${p.marketId} equals its fills`).toBe(totals.lots.get(`${a.userId}|${p.marketId}`) ?? 0)
+      if (p.lots === 0) expect(p.cost, 'a flat position has no cost').toBe(0n)
+    }
+    let spotLocked = 0n
+    let orderMargin = 0n
+    const base = new Map<string, number>()
+    const mine = [...state.orders.values()].filter((o) => o.userId === a.userId)
+    expect(new Set(mine.map((o) => o.id)), `${a.userId} open-order index`).toEqual(a.openOrders)
+    for (const o of mine) {
+      const m = state.markets.get(o.marketId)!
+      if (m.spec.type !== 'spot') orderMargin += o.reserved
+      else if (o.side === 'buy') spotLocked += o.reserved
+      else base.set(o.marketId, (base.get(o.marketId) ?? 0) + Number(o.reserved))
+    }
+    expect(a.spotLocked, `${a.userId} spot reservation`).toBe(spotLocked)
+    expect(a.orderMargin, `${a.userId} order margin`).toBe(orderMargin)
+    for (const [id, lots] of a.baseLocked) {
+      expect(lots, `${a.userId} base reserved in ${id}`).toBe(base.get(id) ?? 0)
+      if (a.userId !== '00000000000000000000000000') expect(lots).toBeLessThanOrEqual(a.holding(id))
+    }
+    expect(a.spotLocked <= a.balance('spot') || a.userId === '00000000000000000000000000', `${a.userId} spot reservation is funded`).toBe(true)
+  }
+}
