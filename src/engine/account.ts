@@ -3,6 +3,7 @@
 // and the dead man's switch.
 import type { Bucket } from '../domain/buckets.js'
 import type { MarginMode } from '../domain/orders.js'
+import { streams } from './events.js'
 
 export interface Position {
   marketId: string
@@ -37,8 +38,12 @@ export class Account {
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */
   cancelAllAt: number | null = null
 
+  /** This account's private event streams (names built once). */
+  readonly streams: { readonly orders: string; readonly fills: string; readonly balances: string }
+
   constructor(userId: string) {
     this.userId = userId
+    this.streams = { orders: streams.orders(userId), fills: streams.fills(userId), balances: streams.balances(userId) }
   }
 
   balance(bucket: Bucket): bigint {

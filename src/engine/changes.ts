@@ -51,10 +51,10 @@ export class Changes {
   /** Orders created or changed, by id (the live object: its state at commit is what is written). */
   readonly orders = new Map<string, Order>()
   readonly fills: FillRow[] = []
-  /** Positions changed, by `${userId}|${marketId}`. */
-  readonly positions = new Map<string, [Account, Position]>()
-  /** Balances changed, by `${userId}|${bucket}`. */
-  readonly balances = new Map<string, [Account, Bucket]>()
+  /** Positions changed, with their account. */
+  readonly positions = new Map<Position, Account>()
+  /** Accounts whose balances changed (all their buckets are written). */
+  readonly balances = new Set<Account>()
   readonly ledger: LedgerRow[] = []
   /** Accounts whose dead man's switch was armed, refreshed or disarmed. */
   readonly deadman = new Set<Account>()

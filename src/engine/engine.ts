@@ -3,16 +3,14 @@
 // No clock, no randomness, no I/O: the same snapshot plus the same commands give the same state and the
 // same events, byte for byte.
 import { SYSTEM_USER } from '../domain/buckets.js'
-import { microToString } from '../domain/decimal.js'
 import { DomainError } from '../domain/errors.js'
 import type { Account, Position } from './account.js'
-import { BUY, type Side } from './book/types.js'
 import { Changes } from './changes.js'
 import type { Command, CommandEnvelope, Reply } from './commands.js'
 import type { Ctx } from './context.js'
-import { streams, type EngineEvent } from './events.js'
+import type { EngineEvent } from './events.js'
 import { cancelAllAfter, fireDeadmanSwitches } from './handlers/deadman.js'
-import { balancesView, faucet, genesis, transfer } from './handlers/funds.js'
+import { faucet, genesis, transfer } from './handlers/funds.js'
 import { expireMarket, listMarkets, setMarketStatus } from './handlers/markets.js'
 import { updateMarks } from './handlers/marks.js'
 import { cancelAll, cancelOrder, modifyOrder, placeOrder } from './handlers/orders.js'
@@ -20,7 +18,7 @@ import { placeQuotes } from './handlers/quotes.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import { EngineState } from './state.js'
-import { orderView } from './views.js'
+import { BalancePayload, BookDeltaPayload, OrderPayload } from './payloads.js'
 
 export class Engine implements Ctx {
   readonly state: EngineState
@@ -65,7 +63,7 @@ export class Engine implements Ctx {
     const event: EngineEvent = {
       stream,
       eventType,
-      eventSeq: this.state.next(`seq:${stream}`),
+      eventSeq: this.state.next(stream),
       engineTs: this.now,
       sourceTs,
       correlationId: this.correlationId,
@@ -90,7 +88,7 @@ export class Engine implements Ctx {
   }
 
   touchPosition(account: Account, position: Position): void {
-    this.changes.positions.set(`${account.userId}|${position.marketId}`, [account, position])
+    this.changes.positions.set(position, account)
   }
 
   private dispatch(cmd: Command, commandId: string): unknown {
@@ -133,41 +131,32 @@ export class Engine implements Ctx {
     for (const market of this.touchedBooks) this.emitBookDelta(market)
     this.touchedBooks.clear()
     for (const order of this.touchedOrders) {
-      const market = this.state.markets.get(order.marketId)!
-      this.emit(streams.orders(order.userId), 'OrderUpdate', orderView(order, market))
+      this.emit(this.state.account(order.userId).streams.orders, 'OrderUpdate', new OrderPayload(order, this.state.markets.get(order.marketId)!))
     }
     this.touchedOrders.clear()
     for (const account of this.touchedAccounts) {
-      if (account.userId === SYSTEM_USER) continue
-      this.emit(streams.balances(account.userId), 'BalanceUpdate', {
-        ...balancesView(account),
-        spotLocked: microToString(account.spotLocked),
-        orderMargin: microToString(account.orderMargin),
-      })
+      if (account.userId !== SYSTEM_USER) this.emit(account.streams.balances, 'BalanceUpdate', new BalancePayload(account))
     }
     this.touchedAccounts.clear()
   }
 
   private emitBookDelta(market: MarketRuntime): void {
-    const levels = market.book.drainChanges()
-    if (levels.length === 0) return
-    const changes = levels.map(([side, price]: [Side, number]) => ({
-      side: side === BUY ? 'bid' : 'ask',
-      price: market.prices.format(price),
-      size: market.quantities.format(market.book.levelSize(side, price)),
-    }))
+    const drained = market.book.drainChanges()
+    if (drained.length === 0) return
+    const levels: number[] = []
+    for (const [side, price] of drained) levels.push(side, price, market.book.levelSize(side, price))
     market.bookSeq++
     this.changes.books.add(market.spec.id)
     this.changes.markets.add(market.spec.id)
     this.changes.events.push({
-      stream: streams.book(market.spec.id),
+      stream: market.streams.book,
       eventType: 'OrderbookDelta',
       eventSeq: market.bookSeq,
       engineTs: this.now,
       sourceTs: null,
       correlationId: this.correlationId,
       causationId: null,
-      payload: { kind: 'delta', marketId: market.spec.id, sequence: market.bookSeq, changes },
+      payload: new BookDeltaPayload(market, market.bookSeq, levels),
     })
   }
 }

@@ -4,6 +4,7 @@ import { D, type Decimal } from '../domain/decimal.js'
 import { isLinear, type MarketSpec, type MarketStatus } from '../domain/market.js'
 import { scaleOf, type Scale } from '../domain/scale.js'
 import { OrderBook } from './book/orderBook.js'
+import { streams } from './events.js'
 
 /** Rates are integers in millionths: a fee of 5 bps is 500, a margin of 10% is 100,000. */
 export const RATE_ONE = 1_000_000n
@@ -31,6 +32,8 @@ export class MarketRuntime {
   readonly makerFee: bigint
   readonly initialMargin: bigint
   readonly maintenanceMargin: bigint
+  /** This market's public event streams (names built once). */
+  readonly streams: { readonly book: string; readonly trades: string; readonly prices: string }
 
   constructor(spec: MarketSpec, status: MarketStatus = 'active', bookSeq = 0) {
     this.spec = spec
@@ -47,6 +50,7 @@ export class MarketRuntime {
     this.makerFee = rate(spec.makerFeeBps, 100)
     this.initialMargin = rate(spec.initialMarginPct, 10_000)
     this.maintenanceMargin = rate(spec.maintenanceMarginPct, 10_000)
+    this.streams = { book: streams.book(spec.id), trades: streams.trades(spec.id), prices: streams.prices(spec.id) }
   }
 
   notional(priceTicks: number, lots: number): bigint {

@@ -1,7 +1,6 @@
 // A trade between a taker and a resting maker: both orders filled, positions moved, fees charged,
 // realized PnL paid through the clearing account, fills recorded, trade and fill events emitted.
 // All amounts are integers: micro-USDC as bigint, quantities in lots, prices in ticks.
-import { microToString } from '../domain/decimal.js'
 import { engineId } from '../domain/ids.js'
 import type { Account, Position } from './account.js'
 import type { Ctx } from './context.js'
@@ -9,7 +8,7 @@ import { move } from './ledger.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import { reserve } from './reservations.js'
-import { streams } from './events.js'
+import { FillPayload, TradePayload } from './payloads.js'
 
 export function position(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): Position {
   let p = account.positions.get(market.spec.id)
@@ -57,9 +56,9 @@ export function applyToPosition(market: MarketRuntime, p: Position, side: 'buy' 
 }
 
 function fillRow(ctx: Ctx, market: MarketRuntime, o: Order, matchId: string, role: 'taker' | 'maker', priceTicks: number, lots: number, fee: bigint) {
-  const id = engineId(ctx.now, ctx.state.next('fill'))
   const row = {
-    id,
+    // One id per match; each side's fill is the match id with its role, unique and sortable.
+    id: role === 'taker' ? `${matchId}T` : `${matchId}M`,
     matchId,
     marketId: market.spec.id,
     orderId: o.id,
@@ -122,25 +121,11 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   move(ctx, takerAccount, bucket, system, 'fees', takerFee, 'fee', matchId)
   move(ctx, makerAccount, bucket, system, 'fees', makerFee, 'fee', matchId)
 
-  const price = market.prices.format(priceTicks)
-  const quantity = market.quantities.format(lots)
   const takerFill = fillRow(ctx, market, taker, matchId, 'taker', priceTicks, lots, takerFee)
   const makerFill = fillRow(ctx, market, maker, matchId, 'maker', priceTicks, lots, makerFee)
-  ctx.emit(streams.trades(market.spec.id), 'Trade', { tradeId: matchId, marketId: market.spec.id, price, quantity, takerSide: taker.side, tsMs: ctx.now })
-  for (const f of [takerFill, makerFill]) {
-    ctx.emit(streams.fills(f.userId), 'Fill', {
-      tradeId: f.id,
-      marketId: f.marketId,
-      orderId: f.orderId,
-      side: f.side,
-      role: f.role,
-      price,
-      quantity,
-      fee: microToString(f.fee),
-      feeBps: f.feeBps,
-      tsMs: ctx.now,
-    })
-  }
+  ctx.emit(market.streams.trades, 'Trade', new TradePayload(market, matchId, priceTicks, lots, taker.side, ctx.now))
+  ctx.emit(takerAccount.streams.fills, 'Fill', new FillPayload(market, takerFill))
+  ctx.emit(makerAccount.streams.fills, 'Fill', new FillPayload(market, makerFill))
   ctx.touchOrder(taker)
   ctx.touchOrder(maker)
 }

@@ -101,7 +101,7 @@ function statements(state: EngineState, c: Changes): Statement[] {
        ON CONFLICT ("userId", "marketId") DO UPDATE SET "marginMode" = EXCLUDED."marginMode", quantity = EXCLUDED.quantity,
          "avgPrice" = EXCLUDED."avgPrice", cost = EXCLUDED.cost, "realizedPnl" = EXCLUDED."realizedPnl",
          "fundingPayment" = EXCLUDED."fundingPayment", "isolatedMargin" = EXCLUDED."isolatedMargin", "updatedAt" = EXCLUDED."updatedAt"`,
-      [...c.positions.values()].map(([a, p]) => {
+      [...c.positions].map(([p, a]) => {
         const m = market(p.marketId)
         return {
           userId: a.userId, marketId: p.marketId, marginMode: p.marginMode, quantity: m.quantities.format(p.lots),
@@ -115,7 +115,7 @@ function statements(state: EngineState, c: Changes): Statement[] {
     out.push([
       `INSERT INTO balances SELECT * FROM json_populate_recordset(NULL::balances, $1::json)
        ON CONFLICT ("userId", bucket) DO UPDATE SET amount = EXCLUDED.amount, "updatedAt" = EXCLUDED."updatedAt"`,
-      [...c.balances.values()].map(([a, bucket]) => ({ userId: a.userId, bucket, amount: microToString(a.balance(bucket)), updatedAt: iso(state.now) })),
+      [...c.balances].flatMap((a) => [...a.balances].map(([bucket, amount]) => ({ userId: a.userId, bucket, amount: microToString(amount), updatedAt: iso(state.now) }))),
     ])
   }
   if (c.ledger.length > 0) {

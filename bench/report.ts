@@ -1,0 +1,11 @@
+// How benchmarks print: one aligned line per figure, so `npm run bench` reads as a table.
+
+export function printLine(name: string, figures: string): void {
+  console.log(`${name.padEnd(58)} ${figures}`)
+}
+
+/** The q-quantile of an ascending-sorted sample. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+}

@@ -1,0 +1,94 @@
+// Event payloads that capture integers when the engine emits them and render wire strings only when
+// serialized (JSON.stringify calls toJSON): what an event says is fixed at its command, while the cost
+// of decimal formatting is paid by the transport that sends it, not by the engine's hot path.
+import { microToString } from '../domain/decimal.js'
+import type { Account } from './account.js'
+import type { MarketRuntime } from './marketRuntime.js'
+import type { Order } from './order.js'
+import { orderView } from './views.js'
+
+/** An order as it stood when the event was emitted. */
+export class OrderPayload {
+  private readonly state: Order
+  constructor(order: Order, private readonly market: MarketRuntime) {
+    // The order object lives on; its mutable fields are copied now.
+    this.state = { ...order }
+  }
+  toJSON() {
+    return orderView(this.state, this.market)
+  }
+}
+
+export class BalancePayload {
+  private readonly wallet: bigint
+  private readonly spot: bigint
+  private readonly perps: bigint
+  private readonly options: bigint
+  private readonly spotLocked: bigint
+  private readonly orderMargin: bigint
+  constructor(a: Account) {
+    this.wallet = a.balance('wallet')
+    this.spot = a.balance('spot')
+    this.perps = a.balance('perps')
+    this.options = a.balance('options')
+    this.spotLocked = a.spotLocked
+    this.orderMargin = a.orderMargin
+  }
+  toJSON() {
+    return {
+      wallet: microToString(this.wallet),
+      spot: microToString(this.spot),
+      perps: microToString(this.perps),
+      options: microToString(this.options),
+      spotLocked: microToString(this.spotLocked),
+      orderMargin: microToString(this.orderMargin),
+    }
+  }
+}
+
+/** Changed levels as flat [side (0 bid, 1 ask), priceTicks, lots] triples. */
+export class BookDeltaPayload {
+  constructor(
+    private readonly market: MarketRuntime,
+    readonly sequence: number,
+    private readonly levels: number[],
+  ) {}
+  toJSON() {
+    const m = this.market
+    const changes = []
+    for (let i = 0; i < this.levels.length; i += 3) {
+      changes.push({ side: this.levels[i] === 0 ? 'bid' : 'ask', price: m.prices.format(this.levels[i + 1]!), size: m.quantities.format(this.levels[i + 2]!) })
+    }
+    return { kind: 'delta', marketId: m.spec.id, sequence: this.sequence, changes }
+  }
+}
+
+export class TradePayload {
+  constructor(
+    private readonly market: MarketRuntime,
+    private readonly tradeId: string,
+    private readonly priceTicks: number,
+    private readonly lots: number,
+    private readonly takerSide: 'buy' | 'sell',
+    private readonly tsMs: number,
+  ) {}
+  toJSON() {
+    const m = this.market
+    return { tradeId: this.tradeId, marketId: m.spec.id, price: m.prices.format(this.priceTicks), quantity: m.quantities.format(this.lots), takerSide: this.takerSide, tsMs: this.tsMs }
+  }
+}
+
+export class FillPayload {
+  constructor(
+    private readonly market: MarketRuntime,
+    private readonly fill: { id: string; orderId: string; side: 'buy' | 'sell'; role: 'taker' | 'maker'; priceTicks: number; lots: number; fee: bigint; feeBps: string; at: number },
+  ) {}
+  toJSON() {
+    const m = this.market
+    const f = this.fill
+    return {
+      tradeId: f.id, marketId: m.spec.id, orderId: f.orderId, side: f.side, role: f.role, price: m.prices.format(f.priceTicks),
+      quantity: m.quantities.format(f.lots), fee: microToString(f.fee), feeBps: f.feeBps, tsMs: f.at,
+    }
+  }
+}
