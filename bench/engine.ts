@@ -62,14 +62,12 @@ export async function benchEngine(count = 1_000_000): Promise<void> {
   engine.takeChanges()
   let refused = 0
   let events = 0
-  await (globalThis as any).__startProf?.()
   const t0 = performance.now()
   for (let i = 0; i < commands.length; i++) {
     if (!engine.apply(commands[i]!).ok) refused++
     if ((i + 1) % BATCH === 0) events += engine.takeChanges().events.length
   }
   const seconds = (performance.now() - t0) / 1000
-  await (globalThis as any).__stopProf?.()
   events += engine.takeChanges().events.length
   const resting = engine.state.orders.size
 
