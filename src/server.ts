@@ -1,11 +1,13 @@
 // Composes the roles of one process. `npm start` runs them all (api, engine, scheduler, ...); ROLES
 // splits them across processes. Roles talk only through Redis and PostgreSQL, never in-process, so a
 // one-process deployment exercises the same paths as a split one.
+import type { AddressInfo } from 'node:net'
 import { hostname } from 'node:os'
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import type pg from 'pg'
 import pino, { type Logger } from 'pino'
+import { Identity } from './auth/identity.js'
 import { CommandBus } from './bus/commandBus.js'
 import { redisKeys, type RedisKeys } from './bus/keys.js'
 import { connectRedis } from './bus/redis.js'
@@ -46,6 +48,8 @@ export interface StartOptions {
   /** Passed to the engine runner (tests pause or fail a batch before its commit). */
   beforeCommit?: (streamId: string) => Promise<void>
   onFencedOut?: (streamId: string) => void
+  /** Pins the order-rate limiter's clock (tests); by default it uses Redis' clock. */
+  rateLimitClock?: () => number
 }
 
 async function prepareDatabase(url: string, log: Logger): Promise<void> {
@@ -108,7 +112,8 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     const bus = await CommandBus.start(redis, sub, keys, instanceId, config.engineReplyTimeoutMs)
     closers.push(() => bus.close())
     const marketData = new MarketData(prisma, redis, keys)
-    const services: Services = { config, log, marketData, commands: bus }
+    const identity = new Identity({ config, log, prisma, redis, keys, rateLimitClock: opts.rateLimitClock })
+    const services: Services = { config, log, marketData, commands: bus, identity }
 
     let scheduler: LeasedLoops | null = null
     if (roles.has('scheduler')) {
@@ -123,6 +128,10 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     let http: FastifyInstance | null = null
     let url: string | null = null
     if (roles.has('api')) {
+      const authSub = await connectRedis(config.redisUrl, 'auth-events')
+      closers.push(async () => authSub.disconnect())
+      await identity.events.listen(authSub)
+      closers.push(() => identity.keyAuth.idle())
       http = buildHttp({
         services,
         schema,
@@ -135,6 +144,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         }),
       })
       url = await http.listen({ host: config.host, port: config.port })
+      identity.serveOnPort((http.server.address() as AddressInfo).port)
       const server = http
       closers.push(async () => {
         server.server.closeAllConnections()

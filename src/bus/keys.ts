@@ -11,6 +11,15 @@
 //   {p}marks                  hash     marketId → latest mark JSON
 //   {p}ev:{stream}            channel  live events of one stream (book:X, prices:X, marks:F, markets...)
 //   {p}evlog:{stream}         stream   the same events, capped, for replay
+//   {p}auth:nonce:{nonce}     string   "1" for an issued, unused SIWE nonce; PX = NONCE_TTL_MS; GETDEL consumes
+//   {p}auth:session:{sid}     string   session record JSON {userId, address, createdAt}; PX = SESSION_TTL_MS;
+//                                      a JWT or cookie naming a missing sid is dead (logout deletes it)
+//   {p}auth:revoked:{keyId}   string   "1" once an API key is revoked; outlives every node's key cache, so a
+//                                      node holding the key cached refuses it on the next request
+//   {p}auth:events            channel  invalidations for every API node's caches: {type:'key-revoked', keyId}
+//                                      and {type:'rate-tier', userId}
+//   {p}rate:order:{userId}    string   GCRA theoretical arrival time (ms) of the user's order-path pool;
+//                                      PX until the pool is full again
 
 export interface RedisKeys {
   readonly prefix: string
@@ -20,10 +29,15 @@ export interface RedisKeys {
   readonly engineLease: string
   readonly schedulerLease: string
   readonly marks: string
+  readonly authEvents: string
   replies(node: string): string
   book(marketId: string): string
   eventChannel(stream: string): string
   eventLog(stream: string): string
+  siweNonce(nonce: string): string
+  session(sessionId: string): string
+  revokedKey(keyId: string): string
+  orderRate(userId: string): string
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -35,9 +49,14 @@ export function redisKeys(prefix: string): RedisKeys {
     engineLease: `${prefix}engine:lease`,
     schedulerLease: `${prefix}scheduler:lease`,
     marks: `${prefix}marks`,
+    authEvents: `${prefix}auth:events`,
     replies: (node) => `${prefix}replies:${node}`,
     book: (marketId) => `${prefix}book:${marketId}`,
     eventChannel: (stream) => `${prefix}ev:${stream}`,
     eventLog: (stream) => `${prefix}evlog:${stream}`,
+    siweNonce: (nonce) => `${prefix}auth:nonce:${nonce}`,
+    session: (sessionId) => `${prefix}auth:session:${sessionId}`,
+    revokedKey: (keyId) => `${prefix}auth:revoked:${keyId}`,
+    orderRate: (userId) => `${prefix}rate:order:${userId}`,
   }
 }

@@ -1,5 +1,6 @@
 // The one typed configuration object, parsed from the environment with defaults. Invalid values stop
 // the process at start with a message naming the variable, never later at first use.
+import { isIP, isIPv4 } from 'node:net'
 import { z } from 'zod'
 
 export const ROLE_NAMES = ['api', 'engine', 'scheduler', 'maker', 'indexer'] as const
@@ -10,6 +11,35 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes')
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 const csv = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+
+/**
+ * Development and test only: several nodes of one deployment must sign and verify the same JWTs, so the
+ * fallback is a fixed value, named so nobody mistakes it for a real secret. Production requires JWT_SECRET.
+ */
+export const DEV_JWT_SECRET = 'insecure-development-only-jwt-secret-set-JWT_SECRET'
+
+const LABELS = String.raw`[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*`
+const HOSTNAME = new RegExp(`^${LABELS}$`, 'i')
+const HOST_PORT = new RegExp(`^${LABELS}(?::\\d{1,5})?$`, 'i')
+
+/** `https://app.example.com` style origins: scheme, host and optional port, nothing else. */
+const origin = z.string().refine((o) => {
+  try {
+    const u = new URL(o)
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === o.replace(/\/$/, '').toLowerCase()
+  } catch {
+    return false
+  }
+}, 'must be an origin such as https://partner.example.com').transform((o) => new URL(o).origin)
+
+/** An IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`), as Fastify's trustProxy takes them. */
+const ipOrCidr = z.string().refine((v) => {
+  const [ip, bits, extra] = v.split('/')
+  if (extra !== undefined || !ip || !isIP(ip)) return false
+  if (bits === undefined) return true
+  const max = isIPv4(ip) ? 32 : 128
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max
+}, 'must be an IP address or CIDR block')
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -23,6 +53,22 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  /** Lifetime of a sign-in session (its JWT, cookie and Redis record). */
+  SESSION_TTL_MS: int(60_000, 90 * 86_400_000).default(7 * 86_400_000),
+  /** How long a SIWE nonce from GET /auth/nonce stays usable. */
+  NONCE_TTL_MS: int(10_000, 3_600_000).default(300_000),
+  /** host[:port] values a SIWE message's domain may name; default localhost and 127.0.0.1 on the bound port. */
+  SIWE_DOMAINS: csv.pipe(z.array(z.string().regex(HOST_PORT, 'must be host or host:port')).min(1)).optional(),
+  /** CORS: this domain and its subdomains may call the API from a browser, with credentials. */
+  SERVICE_DOMAIN: z.string().regex(HOSTNAME, 'must be a host name such as example.com').default('localhost'),
+  /** CORS: further exact origins (partners), comma-separated. */
+  CORS_ORIGINS: csv.pipe(z.array(origin)).default([]),
+  /** Peers whose X-Forwarded-For is believed (IPs or CIDRs, comma-separated); none by default. */
+  TRUSTED_PROXIES: csv.pipe(z.array(ipOrCidr)).default([]),
+  /** Order-path requests per minute per user at rate tier 1. */
+  ORDER_RATE_PER_MIN: int(1, 1_000_000).default(120),
+  /** The tier an operator grants a market maker when POST /admin/users/:id/rate-tier names none. */
+  MM_RATE_MULTIPLE: int(1, 100).default(10),
   /** Default mark staleness threshold for markets whose catalog entry does not set one. */
   MARK_STALE_MS: int(100, 3_600_000).default(5_000),
   MARK_FEED: z.enum(['sim', 'push']).default('sim'),
@@ -39,6 +85,9 @@ const schema = z.object({
   GRAPHQL_MAX_DEPTH: int(2, 100).default(12),
   GRAPHQL_MAX_COMPLEXITY: int(10, 1_000_000).default(5_000),
   SIM_MAKER: bool.optional(),
+}).refine((e) => e.NODE_ENV !== 'production' || e.JWT_SECRET !== undefined, {
+  path: ['JWT_SECRET'],
+  message: 'JWT_SECRET is required when NODE_ENV=production (at least 32 random characters)',
 })
 
 export type Config = Readonly<{
@@ -51,7 +100,18 @@ export type Config = Readonly<{
   roles: ReadonlySet<Role>
   logLevel: string
   adminToken: string | undefined
-  jwtSecret: string | undefined
+  /** The HS256 key of session JWTs; DEV_JWT_SECRET outside production when JWT_SECRET is unset. */
+  jwtSecret: string
+  jwtSecretIsDevDefault: boolean
+  sessionTtlMs: number
+  nonceTtlMs: number
+  /** Undefined: localhost:{port} and 127.0.0.1:{port} of the port actually bound. */
+  siweDomains: readonly string[] | undefined
+  serviceDomain: string
+  corsOrigins: readonly string[]
+  trustedProxies: readonly string[]
+  orderRatePerMin: number
+  mmRateMultiple: number
   markStaleMs: number
   markFeed: 'sim' | 'push'
   markFeedIntervalMs: number
@@ -88,7 +148,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     roles: new Set(e.ROLES),
     logLevel: e.LOG_LEVEL,
     adminToken: e.ADMIN_TOKEN,
-    jwtSecret: e.JWT_SECRET,
+    jwtSecret: e.JWT_SECRET ?? DEV_JWT_SECRET,
+    jwtSecretIsDevDefault: e.JWT_SECRET === undefined,
+    sessionTtlMs: e.SESSION_TTL_MS,
+    nonceTtlMs: e.NONCE_TTL_MS,
+    siweDomains: e.SIWE_DOMAINS?.map((d) => d.toLowerCase()),
+    serviceDomain: e.SERVICE_DOMAIN.toLowerCase(),
+    corsOrigins: e.CORS_ORIGINS,
+    trustedProxies: e.TRUSTED_PROXIES,
+    orderRatePerMin: e.ORDER_RATE_PER_MIN,
+    mmRateMultiple: e.MM_RATE_MULTIPLE,
     markStaleMs: e.MARK_STALE_MS,
     markFeed: e.MARK_FEED,
     markFeedIntervalMs: e.MARK_FEED_INTERVAL_MS,

@@ -1,6 +1,17 @@
 // The per-operation context every resolver receives, whatever the transport (yoga over HTTP, the REST
-// executor in-process, graphql-ws).
+// executor in-process, graphql-ws): the node's services and who is calling, resolved once per request.
+import { NO_CREDENTIAL, type CredentialResult, type Principal } from '../auth/principal.js'
+import type { SessionCookies } from '../auth/sessionCookie.js'
 import type { Services } from '../services/services.js'
+
+/** Who sent a request and how to answer it, as the HTTP layer found it. */
+export interface Caller {
+  readonly credential: CredentialResult
+  readonly ip: string
+  readonly userAgent: string | null
+  /** Sets and clears the session cookie; null where the transport has no cookies. */
+  readonly cookies: SessionCookies | null
+}
 
 export interface GraphQLContext {
   readonly services: Services
@@ -9,10 +20,30 @@ export interface GraphQLContext {
   readonly internal: boolean
   /** Per-operation memo, so fields of one operation share one read (marks, lists). */
   readonly memo: Map<string, Promise<unknown>>
+  /** The authenticated caller, or null (no credential, or one that was refused: see credential). */
+  readonly principal: Principal | null
+  /** The whole credential check, with why a presented credential was refused; only fields that need a
+   *  credential report that refusal. */
+  readonly credential: CredentialResult
+  readonly ip: string
+  readonly userAgent: string | null
+  readonly cookies: SessionCookies | null
 }
 
-export function createContext(services: Services, correlationId: string, internal = false): GraphQLContext {
-  return { services, correlationId, internal, memo: new Map() }
+const ANONYMOUS: Caller = { credential: NO_CREDENTIAL, ip: '', userAgent: null, cookies: null }
+
+export function createContext(services: Services, correlationId: string, internal = false, caller: Caller = ANONYMOUS): GraphQLContext {
+  return {
+    services,
+    correlationId,
+    internal,
+    memo: new Map(),
+    principal: caller.credential.principal,
+    credential: caller.credential,
+    ip: caller.ip,
+    userAgent: caller.userAgent,
+    cookies: caller.cookies,
+  }
 }
 
 export function memoize<T>(ctx: GraphQLContext, key: string, load: () => Promise<T>): Promise<T> {

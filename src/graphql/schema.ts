@@ -4,5 +4,6 @@ import './scalars.js'
 import './types/markets.js'
 import './types/options.js'
 import './types/catalog.js'
+import './types/identity.js'
 
 export const schema = builder.toSchema({ sortSchema: false })

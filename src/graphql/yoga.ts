@@ -3,6 +3,7 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga'
 import type { GraphQLSchema } from 'graphql'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { callerOf } from '../auth/httpAuth.js'
 import type { Services } from '../services/services.js'
 import { createContext, type GraphQLContext } from './context.js'
 import { useClientErrors } from './errors.js'
@@ -28,7 +29,7 @@ export function createGraphQLServer(schema: GraphQLSchema, services: Services): 
       warn: (...args) => log.warn(args.map(String).join(' ')),
       error: (...args) => log.error(args.map(String).join(' ')),
     },
-    context: ({ req }) => createContext(services, req.id),
+    context: ({ req, reply }) => createContext(services, req.id, false, callerOf(req, reply, services.config)),
     plugins: [useClientErrors(log)],
   })
 }

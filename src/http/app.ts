@@ -1,7 +1,10 @@
-// The HTTP host: Fastify with correlation ids and one error shape, the REST route table, yoga at
-// /graphql, operator routes under /admin, and the health probes.
+// The HTTP host: Fastify with correlation ids and one error shape, CORS, cookies and access control,
+// the REST route table, yoga at /graphql, operator routes under /admin, and the health probes.
+import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { GraphQLSchema } from 'graphql'
+import { registerCors } from '../auth/cors.js'
+import { callerOf, installAuth } from '../auth/httpAuth.js'
 import { newId } from '../domain/ids.js'
 import { createContext } from '../graphql/context.js'
 import { createGraphQLServer } from '../graphql/yoga.js'
@@ -32,18 +35,25 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
       const given = req.headers['x-correlation-id']
       return typeof given === 'string' && CORRELATION_ID.test(given) ? given : newId()
     },
+    // req.ip is the socket peer; X-Forwarded-For counts only when that peer is a configured proxy, so
+    // a client cannot name its own address to pass an API key's IP allowlist.
+    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
   })
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Correlation-Id', req.id)
   })
   installErrorHandling(app)
+  registerCors(app, config)
+  app.register(cookie)
+  installAuth(app, o.services.identity)
 
   for (const route of o.routes) {
     app.route({
       method: route.method,
       url: route.path,
+      config: { auth: route.auth, orderRateLimited: route.orderRateLimited ?? false },
       handler: async (req, reply) => {
-        const ctx = createContext(o.services, req.id, true)
+        const ctx = createContext(o.services, req.id, true, callerOf(req, reply, config))
         const rreq = {
           params: req.params as Record<string, string>,
           query: req.query as Record<string, unknown>,
@@ -59,6 +69,8 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
   app.route({
     url: yoga.graphqlEndpoint,
     method: ['GET', 'POST', 'OPTIONS'],
+    // Public at the door: each field's scope decides (src/graphql/builder.ts).
+    config: { auth: 'public' },
     handler: async (req, reply) => {
       const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply })
       response.headers.forEach((value, key) => {
@@ -70,6 +82,14 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
   })
 
   registerAdminRoutes(app, o.services)
+
+  if (config.env === 'test') {
+    // The order path's access and rate limit, before the order endpoints exist: tests drive this.
+    app.post('/test/order-path', { config: { auth: 'trade', orderRateLimited: true } }, async (req) => ({
+      ok: true,
+      userId: req.credential.principal?.userId,
+    }))
+  }
 
   app.get('/health', async () => ({ status: 'ok' }))
   app.get('/ready', async (_req, reply) => {

@@ -16,7 +16,10 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | DomainError | Error, req, reply) => {
     if (err instanceof DomainError) {
-      return reply.status(err.status).send(errorBody(err.code, err.message, err.details))
+      const body: Record<string, unknown> = { ...errorBody(err.code, err.message, err.details) }
+      // The spec puts retryAfterMs at the top of a 429 body (it stays in details too, for uniform readers).
+      if (err.code === 'ORDER_RATE_LIMIT' && err.details?.['retryAfterMs'] !== undefined) body['retryAfterMs'] = err.details['retryAfterMs']
+      return reply.status(err.status).send(body)
     }
     const fastifyCode = (err as FastifyError).code
     const mapped = fastifyCode ? FASTIFY_CODES[fastifyCode] : undefined

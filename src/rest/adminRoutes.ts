@@ -1,8 +1,9 @@
-// Operator routes under /admin: pushed marks and market halt/resume. They need
+// Operator routes under /admin: pushed marks, market halt/resume and users' order-rate tiers. They need
 // `Authorization: Bearer <ADMIN_TOKEN>`; with no token configured they do not exist.
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { MAX_RATE_TIER } from '../auth/users.js'
 import { DomainError } from '../domain/errors.js'
 import type { Services } from '../services/services.js'
 
@@ -14,6 +15,9 @@ const markSchema = z.object({
   sourceTimestamp: z.union([z.number().int().positive(), z.iso.datetime({ offset: true })]).optional(),
 })
 const marksBody = z.union([z.object({ marks: z.array(markSchema).min(1).max(500) }), markSchema])
+
+/** No tier: the configured market-maker multiple (MM_RATE_MULTIPLE). */
+const rateTierBody = z.strictObject({ tier: z.number().int().min(1).max(MAX_RATE_TIER).optional() })
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
@@ -54,4 +58,11 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services): v
       return result
     })
   }
+
+  app.post<{ Params: { userId: string } }>('/admin/users/:userId/rate-tier', { preHandler: requireAdmin }, async (req) => {
+    const { tier = services.config.mmRateMultiple } = parse(rateTierBody, req.body ?? {})
+    const user = await services.identity.setRateTier(req.params.userId, tier)
+    if (!user) throw new DomainError('NOT_FOUND', `No user ${req.params.userId}`)
+    return { userId: user.id, address: user.address, rateTier: user.rateTier }
+  })
 }

@@ -1,7 +1,8 @@
 // What a REST route is: method, path, who may call it, the GraphQL operation it runs, how the request
 // maps to that operation's variables, and how the result maps to the documented response shape.
+import type { AuthLevel } from '../auth/principal.js'
 
-export type AuthLevel = 'public' | 'read' | 'trade' | 'session'
+export type { AuthLevel }
 
 export interface RestRequest {
   params: Record<string, string>
@@ -13,8 +14,9 @@ export interface RestRoute {
   method: 'GET' | 'POST' | 'DELETE'
   /** Fastify path syntax, e.g. `/perps/orderbook/:marketId`. */
   path: string
+  /** Checked before the operation runs (src/auth/httpAuth.ts); the GraphQL fields check it again. */
   auth: AuthLevel
-  /** Counted against the caller's order-path rate limit. */
+  /** Counted against the caller's order-path rate limit, after the auth check. */
   orderRateLimited?: boolean
   /** A GraphQL document with exactly one operation. */
   operation: string

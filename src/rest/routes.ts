@@ -1,5 +1,6 @@
 // The REST route table: every documented path, in one list.
+import { identityRoutes } from './identityRoutes.js'
 import { marketRoutes } from './marketRoutes.js'
 import type { RestRoute } from './route.js'
 
-export const restRoutes: readonly RestRoute[] = [...marketRoutes]
+export const restRoutes: readonly RestRoute[] = [...marketRoutes, ...identityRoutes]

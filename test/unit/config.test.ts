@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../../src/config/env.js'
+import { ConfigError, DEV_JWT_SECRET, loadConfig } from '../../src/config/env.js'
 
 describe('configuration', () => {
   it('has working defaults that point at localhost', () => {
@@ -25,7 +25,7 @@ describe('configuration', () => {
   })
 
   it('turns the simulated maker off by default in production', () => {
-    expect(loadConfig({ NODE_ENV: 'production' }).simMaker).toBe(false)
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'p'.repeat(32) }).simMaker).toBe(false)
   })
 
   it.each([
@@ -37,8 +37,52 @@ describe('configuration', () => {
     ['MARK_STALE_MS', '-5'],
     ['SIM_MAKER', 'maybe'],
     ['ADMIN_TOKEN', 'short'],
+    ['JWT_SECRET', 'too-short'],
+    ['SESSION_TTL_MS', '1000'],
+    ['NONCE_TTL_MS', '0'],
+    ['SIWE_DOMAINS', 'https://app.example.com'],
+    ['SERVICE_DOMAIN', '*.example.com'],
+    ['CORS_ORIGINS', 'https://partner.io/path'],
+    ['CORS_ORIGINS', 'partner.io'],
+    ['TRUSTED_PROXIES', '10.0.0.0/33'],
+    ['TRUSTED_PROXIES', 'proxy.local'],
+    ['ORDER_RATE_PER_MIN', '0'],
+    ['MM_RATE_MULTIPLE', '101'],
   ])('fails at start on an invalid %s, naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name))
+  })
+
+  it('has identity defaults: 7-day sessions, 5-minute nonces, 120 orders a minute, ×10 market makers', () => {
+    expect(loadConfig({})).toMatchObject({
+      jwtSecret: DEV_JWT_SECRET,
+      jwtSecretIsDevDefault: true,
+      sessionTtlMs: 7 * 86_400_000,
+      nonceTtlMs: 300_000,
+      siweDomains: undefined,
+      serviceDomain: 'localhost',
+      corsOrigins: [],
+      trustedProxies: [],
+      orderRatePerMin: 120,
+      mmRateMultiple: 10,
+    })
+  })
+
+  it('parses the identity lists', () => {
+    const c = loadConfig({
+      SIWE_DOMAINS: 'App.Example.com, example.com:8443',
+      CORS_ORIGINS: 'https://Partner.io, http://localhost:5173',
+      TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1, ::1',
+      JWT_SECRET: 'x'.repeat(32),
+    })
+    expect(c.siweDomains).toEqual(['app.example.com', 'example.com:8443'])
+    expect(c.corsOrigins).toEqual(['https://partner.io', 'http://localhost:5173'])
+    expect(c.trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', '::1'])
+    expect([c.jwtSecret, c.jwtSecretIsDevDefault]).toEqual(['x'.repeat(32), false])
+  })
+
+  it('requires JWT_SECRET in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required when NODE_ENV=production/)
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'p'.repeat(40) }).jwtSecret).toBe('p'.repeat(40))
   })
 })

@@ -1,0 +1,119 @@
+// Owns API key management (SPEC.md "API key management"): creating a key (the secret is returned once
+// and stored only as its SHA-256), listing a user's keys with their computed status, revoking one, and
+// the audit rows of creation and revocation. Revocation reaches every API node's key cache through a
+// Redis marker each node checks before trusting a cached key (apiKeyAuth.ts), and an auth event that
+// drops the key from their caches.
+import type { Redis } from 'ioredis'
+import type { RedisKeys } from '../bus/keys.js'
+import { DomainError } from '../domain/errors.js'
+import type { PrismaClient } from '../store/prisma.js'
+import type { ApiKeyRequest } from './apiKeyRequest.js'
+import type { AuthEvents } from './authEvents.js'
+import { hashSecret, isKeyId, newKeyId, newKeySecret } from './keyMaterial.js'
+
+export type ApiKeyStatus = 'active' | 'expired' | 'revoked'
+
+export interface ApiKeyView {
+  id: string
+  name: string
+  scope: 'read' | 'trade'
+  allowedIps: string[]
+  expiresAt: Date | null
+  createdAt: Date
+  revokedAt: Date | null
+  lastUsedAt: Date | null
+  lastUsedIp: string | null
+  status: ApiKeyStatus
+}
+
+/** Where a management call came from, for the audit log. */
+export interface AuditSource {
+  ip: string
+  userAgent: string | null
+}
+
+/** Active keys one user may hold at once; revoked and expired ones do not count. */
+export const MAX_ACTIVE_KEYS = 50
+/** Longer than any node caches a key (apiKeyAuth.ts), so a cached key always meets its marker. */
+export const REVOKED_MARKER_TTL_MS = 3_600_000
+const USER_AGENT_CHARS = 256
+
+const VIEW = {
+  id: true, name: true, scope: true, allowedIps: true, expiresAt: true, createdAt: true, revokedAt: true,
+  lastUsedAt: true, lastUsedIp: true,
+} as const
+
+type ViewRow = Omit<ApiKeyView, 'status' | 'scope'> & { scope: string }
+
+export function keyStatus(k: { revokedAt: Date | null; expiresAt: Date | null }, nowMs: number): ApiKeyStatus {
+  if (k.revokedAt) return 'revoked'
+  if (k.expiresAt && k.expiresAt.getTime() <= nowMs) return 'expired'
+  return 'active'
+}
+
+const view = (row: ViewRow, nowMs: number): ApiKeyView => ({ ...row, scope: row.scope as 'read' | 'trade', status: keyStatus(row, nowMs) })
+
+export const auditUserAgent = (ua: string | null) => (ua === null ? null : ua.slice(0, USER_AGENT_CHARS))
+
+export class ApiKeyStore {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly events: AuthEvents,
+  ) {}
+
+  /** Creates a key; the secret in the result exists nowhere else. */
+  async create(userId: string, req: ApiKeyRequest, source: AuditSource, nowMs: number = Date.now()): Promise<{ key: ApiKeyView; secret: string }> {
+    const active = await this.prisma.apiKey.count({
+      where: { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date(nowMs) } }] },
+    })
+    if (active >= MAX_ACTIVE_KEYS) {
+      throw new DomainError('INVALID_REQUEST', `At most ${MAX_ACTIVE_KEYS} active API keys per user; revoke one first`, { limit: MAX_ACTIVE_KEYS })
+    }
+    const secret = newKeySecret()
+    const id = newKeyId()
+    const [row] = await this.prisma.$transaction([
+      this.prisma.apiKey.create({
+        data: {
+          id,
+          userId,
+          name: req.name,
+          scope: req.scope,
+          secretHash: hashSecret(secret),
+          allowedIps: req.allowedIps,
+          expiresAt: req.expiresInDays === 0 ? null : new Date(nowMs + req.expiresInDays * 86_400_000),
+          createdAt: new Date(nowMs),
+        },
+        select: VIEW,
+      }),
+      this.prisma.apiKeyAudit.create({ data: { keyId: id, userId, action: 'create', ip: source.ip, userAgent: auditUserAgent(source.userAgent) } }),
+    ])
+    return { key: view(row, nowMs), secret }
+  }
+
+  /** Newest first. */
+  async list(userId: string, nowMs: number = Date.now()): Promise<ApiKeyView[]> {
+    const rows = await this.prisma.apiKey.findMany({ where: { userId }, select: VIEW, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] })
+    return rows.map((r) => view(r, nowMs))
+  }
+
+  /**
+   * Revokes the caller's key. Another user's key and an unknown id are both NOT_FOUND, so ids of other
+   * users cannot be probed. Revoking a revoked key succeeds again (a retried DELETE), and re-announces it.
+   */
+  async revoke(userId: string, keyId: string, source: AuditSource, nowMs: number = Date.now()): Promise<ApiKeyView> {
+    const notFound = () => new DomainError('NOT_FOUND', `No API key ${keyId}`)
+    if (!isKeyId(keyId)) throw notFound()
+    const { count } = await this.prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date(nowMs) } })
+    const row = await this.prisma.apiKey.findFirst({ where: { id: keyId, userId }, select: VIEW })
+    if (!row) throw notFound()
+    // The database says revoked first; then every node learns it before this call returns.
+    await this.redis.set(this.keys.revokedKey(keyId), '1', 'PX', REVOKED_MARKER_TTL_MS)
+    await this.events.publish({ type: 'key-revoked', keyId })
+    if (count > 0) {
+      await this.prisma.apiKeyAudit.create({ data: { keyId, userId, action: 'revoke', ip: source.ip, userAgent: auditUserAgent(source.userAgent) } })
+    }
+    return view(row, nowMs)
+  }
+}

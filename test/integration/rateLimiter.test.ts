@@ -1,0 +1,83 @@
+// The GCRA Lua script against a real Redis with a pinned clock: the burst, the refill, fractional
+// intervals, refused calls not advancing the pool, and the figures reported back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectRedis } from '../../src/bus/redis.js'
+import { OrderRateLimiter } from '../../src/bus/rateLimiter.js'
+import { clearRedisPrefix, newRedisPrefix, REDIS_URL } from '../support/exchange.js'
+import type { Redis } from 'ioredis'
+
+let redis: Redis
+let prefix: string
+let now = 0
+let n = 0
+
+beforeAll(async () => {
+  redis = await connectRedis(REDIS_URL, 'rate-test')
+  prefix = newRedisPrefix()
+})
+afterAll(async () => {
+  redis?.disconnect()
+  await clearRedisPrefix(prefix)
+})
+
+/** A limiter on a fresh user key, clock at `now`. */
+function limiter() {
+  const user = `u${++n}`
+  const l = new OrderRateLimiter(redis, (u) => `${prefix}rate:${u}`, () => now)
+  return (limit: number) => l.consume(user, limit)
+}
+
+describe('GCRA order-rate script', () => {
+  it.each([120, 1200, 7, 840, 12_000])('admits exactly %i calls at one instant, then one per interval', async (limit) => {
+    now = 1_700_000_000_000
+    const consume = limiter()
+    const decisions = []
+    for (let i = 0; i < limit; i++) decisions.push(await consume(limit))
+    expect(decisions.every((d) => d.allowed)).toBe(true)
+    expect(decisions.map((d) => d.remaining)).toEqual(Array.from({ length: limit }, (_, i) => limit - 1 - i))
+    const refused = await consume(limit)
+    const interval = 60_000 / limit
+    expect(refused).toEqual({ allowed: false, limit, remaining: 0, retryAfterMs: Math.ceil(interval), resetMs: 60_000 })
+    now += Math.ceil(interval)
+    expect((await consume(limit)).allowed).toBe(true)
+    expect((await consume(limit)).allowed).toBe(false)
+  })
+
+  it('does not advance the pool on refused calls', async () => {
+    now = 1_700_000_000_000
+    const consume = limiter()
+    for (let i = 0; i < 120; i++) await consume(120)
+    for (let i = 0; i < 50; i++) expect((await consume(120)).allowed).toBe(false)
+    now += 500
+    expect(await consume(120)).toMatchObject({ allowed: true, remaining: 0 })
+  })
+
+  it('refills continuously: half a minute idle gives back half the pool', async () => {
+    now = 1_700_000_000_000
+    const consume = limiter()
+    for (let i = 0; i < 120; i++) await consume(120)
+    now += 30_000
+    let passed = 0
+    while ((await consume(120)).allowed) passed++
+    expect(passed).toBe(60)
+  })
+
+  it('reports the time until the pool is full again, and expires the key then', async () => {
+    now = 1_700_000_000_000
+    const user = `u${++n}`
+    const l = new OrderRateLimiter(redis, (u) => `${prefix}rate:${u}`, () => now)
+    for (let i = 0; i < 10; i++) expect((await l.consume(user, 120)).resetMs).toBe((i + 1) * 500)
+    const ttl = await redis.pttl(`${prefix}rate:${user}`)
+    expect(ttl).toBeGreaterThan(4_900)
+    expect(ttl).toBeLessThanOrEqual(5_000)
+  })
+
+  it('uses Redis’ clock when none is given', async () => {
+    const l = new OrderRateLimiter(redis, (u) => `${prefix}rate:${u}`)
+    const d = await l.consume(`u${++n}`, 120)
+    expect(d).toMatchObject({ allowed: true, remaining: 119 })
+    const tat = Number(await redis.get(`${prefix}rate:u${n}`))
+    const [sec] = await redis.time()
+    expect(Math.abs(tat - (Number(sec) * 1000 + 500))).toBeLessThan(2_000)
+  })
+})
