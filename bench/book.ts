@@ -1,6 +1,6 @@
 // Owns the order-book benchmark: throughput and per-command latency of OrderBook on the seeded stream,
 // and the throughput of the nodejs-order-book package on the same stream for comparison.
-// Run: npx tsx bench/book.ts   (add --expose-gc via NODE_OPTIONS to collect between passes)
+// Run: npx tsx bench/book.ts   (optionally `npx tsx --expose-gc bench/book.ts` to collect between passes)
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { OrderBook as ReferenceBook, SelfTradePreventionMode, Side as ReferenceSide } from 'nodejs-order-book'

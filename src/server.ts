@@ -21,6 +21,8 @@ import { EngineRunner } from './roles/engine/runner.js'
 import type { LeasedLoops } from './scheduler/leasedLoops.js'
 import { createScheduler } from './scheduler/scheduler.js'
 import { MarketData } from './services/marketData.js'
+import { Trading } from './services/trading.js'
+import { AccountReads } from './store/accountReads.js'
 import type { Services } from './services/services.js'
 import { applyMigrations, ensureDatabase } from './store/migrate.js'
 import { createPool, PostgresUnavailableError, unavailableMessage } from './store/pg.js'
@@ -113,7 +115,9 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     closers.push(() => bus.close())
     const marketData = new MarketData(prisma, redis, keys)
     const identity = new Identity({ config, log, prisma, redis, keys, rateLimitClock: opts.rateLimitClock })
-    const services: Services = { config, log, marketData, commands: bus, identity }
+    const reads = new AccountReads(prisma)
+    const trading = new Trading({ config, marketData, commands: bus }, reads)
+    const services: Services = { config, log, marketData, commands: bus, identity, trading, reads }
 
     let scheduler: LeasedLoops | null = null
     if (roles.has('scheduler')) {

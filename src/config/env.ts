@@ -85,6 +85,11 @@ const schema = z.object({
   GRAPHQL_MAX_DEPTH: int(2, 100).default(12),
   GRAPHQL_MAX_COMPLEXITY: int(10, 1_000_000).default(5_000),
   SIM_MAKER: bool.optional(),
+  FAUCET_ENABLED: bool.default(true),
+  /** USDC-T a user may take from the faucet per rolling day. */
+  FAUCET_DAILY_CAP: z.string().regex(/^[1-9]\d{0,11}$/, 'FAUCET_DAILY_CAP must be a whole number of USDC').default('100000'),
+  /** How often the scheduler sends the engine its heartbeat (dead man's switches fire on it). */
+  TICK_INTERVAL_MS: int(50, 60_000).default(1_000),
 }).refine((e) => e.NODE_ENV !== 'production' || e.JWT_SECRET !== undefined, {
   path: ['JWT_SECRET'],
   message: 'JWT_SECRET is required when NODE_ENV=production (at least 32 random characters)',
@@ -125,6 +130,10 @@ export type Config = Readonly<{
   graphqlMaxDepth: number
   graphqlMaxComplexity: number
   simMaker: boolean
+  faucetEnabled: boolean
+  /** Daily faucet cap in micro-USDC. */
+  faucetDailyCapMicro: bigint
+  tickIntervalMs: number
 }>
 
 export class ConfigError extends Error {}
@@ -171,5 +180,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxComplexity: e.GRAPHQL_MAX_COMPLEXITY,
     simMaker: e.SIM_MAKER ?? e.NODE_ENV !== 'production',
+    faucetEnabled: e.FAUCET_ENABLED,
+    faucetDailyCapMicro: BigInt(e.FAUCET_DAILY_CAP) * 1_000_000n,
+    tickIntervalMs: e.TICK_INTERVAL_MS,
   })
 }

@@ -5,5 +5,7 @@ import './types/markets.js'
 import './types/options.js'
 import './types/catalog.js'
 import './types/identity.js'
+import './types/trading.js'
+import './types/account.js'
 
 export const schema = builder.toSchema({ sortSchema: false })

@@ -59,8 +59,8 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
           query: req.query as Record<string, unknown>,
           body: req.body,
         }
-        const body = await runRoute(o.schema, route, rreq, ctx)
-        return reply.status(route.status ?? 200).send(body)
+        const { body, headers } = await runRoute(o.schema, route, rreq, ctx)
+        return reply.status(route.status ?? 200).headers(headers).send(body)
       },
     })
   }

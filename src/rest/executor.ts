@@ -22,8 +22,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: readonly RestRoute[
   })
 }
 
-/** The documented body of a successful call; a failure is thrown as the DomainError REST reports. */
-export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, ctx: GraphQLContext): Promise<unknown> {
+/** The documented body (and headers) of a successful call; a failure is thrown as the DomainError REST reports. */
+export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, ctx: GraphQLContext): Promise<{ body: unknown; headers: Record<string, string> }> {
   const variableValues = route.variables?.(req) ?? {}
   const result = await execute({ schema, document: route.document, variableValues, contextValue: ctx })
   const first = result.errors?.[0]
@@ -32,5 +32,6 @@ export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req:
     if (c.code === 'INTERNAL_ERROR') throw Object.assign(new Error(c.message), { reported: true })
     throw new DomainError(c.code, c.message, c.details)
   }
-  return route.shape(result.data as Record<string, any>, req)
+  const data = result.data as Record<string, any>
+  return { body: route.shape(data, req), headers: route.headers?.(data) ?? {} }
 }

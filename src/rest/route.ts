@@ -24,5 +24,7 @@ export interface RestRoute {
   variables?: (req: RestRequest) => Record<string, unknown>
   /** Turns the operation's data into the documented body. */
   shape: (data: Record<string, any>, req: RestRequest) => unknown
+  /** Response headers derived from the data (e.g. X-Next-Cursor of a paged list). */
+  headers?: (data: Record<string, any>) => Record<string, string>
   status?: number
 }

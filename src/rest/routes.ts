@@ -2,5 +2,7 @@
 import { identityRoutes } from './identityRoutes.js'
 import { marketRoutes } from './marketRoutes.js'
 import type { RestRoute } from './route.js'
+import { tradingRoutes } from './tradingRoutes.js'
+import { walletRoutes } from './walletRoutes.js'
 
-export const restRoutes: readonly RestRoute[] = [...marketRoutes, ...identityRoutes]
+export const restRoutes: readonly RestRoute[] = [...marketRoutes, ...identityRoutes, ...tradingRoutes, ...walletRoutes]

@@ -35,6 +35,12 @@ export function createScheduler(o: SchedulerOptions): LeasedLoops {
       },
     },
   ]
+  jobs.push({
+    name: 'tick',
+    intervalMs: o.config.tickIntervalMs,
+    // The engine's time-driven work (dead man's switches) happens at the tick's timestamp.
+    run: async () => void (await o.bus.send({ type: 'Tick' })),
+  })
   if (o.config.markFeed === 'sim') {
     let feed: SimFeed | null = null
     jobs.push({

@@ -3,7 +3,9 @@ import type { Logger } from 'pino'
 import type { Identity } from '../auth/identity.js'
 import type { CommandBus } from '../bus/commandBus.js'
 import type { Config } from '../config/env.js'
+import type { AccountReads } from '../store/accountReads.js'
 import type { MarketData } from './marketData.js'
+import type { Trading } from './trading.js'
 
 export interface Services {
   readonly config: Config
@@ -12,4 +14,8 @@ export interface Services {
   readonly commands: CommandBus
   /** Sign-in, sessions, API keys, credential checks and the order-rate limit. */
   readonly identity: Identity
+  /** Orders, quotes, transfers, faucet: validated and sent to the engine. */
+  readonly trading: Trading
+  /** The caller's committed records from PostgreSQL. */
+  readonly reads: AccountReads
 }

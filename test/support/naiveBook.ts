@@ -1,6 +1,6 @@
 // The reference book for tests: obviously correct rather than fast. Each side is one array kept sorted
 // best-first (price, then seq) by re-sorting after every insert; everything else is a linear scan.
-// Its observable behaviour, including errors, drainChanges() and stateHash(), must equal OrderBook's.
+// Its observable behaviour (results, which calls throw, drainChanges(), stateHash()) must equal OrderBook's.
 import { hashBook } from '../../src/engine/book/hashBook.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side, type Taker } from '../../src/engine/book/types.js'
 
@@ -95,8 +95,8 @@ export class NaiveBook implements Book {
   reduce(id: string, lots: number): void {
     const order = this.find(id)
     if (order === undefined) throw new Error(`unknown id ${id}`)
-    if (!Number.isSafeInteger(lots) || lots <= 0 || lots >= order.remaining) throw new RangeError(`bad reduce ${lots}`)
-    order.remaining -= lots
+    if (!Number.isSafeInteger(lots) || lots <= 0 || lots >= order.remaining) throw new RangeError(`bad reduce to ${lots}`)
+    order.remaining = lots
     this.touch(order.side, order.price)
   }
 

@@ -63,8 +63,8 @@ describe.each([
     expect(h.book.levelSize(SELL, 99)).toBe(0)
 
     h.reduce('a1', 3)
-    expect(h.book.get('a1')?.remaining).toBe(4)
-    expect(h.book.levelSize(SELL, 101)).toBe(4)
+    expect(h.book.get('a1')?.remaining).toBe(3)
+    expect(h.book.levelSize(SELL, 101)).toBe(3)
 
     expect(h.cancel('b1')).toMatchObject({ id: 'b1', remaining: 5 })
     expect(h.book.get('b1')).toBeUndefined()
@@ -299,7 +299,7 @@ describe.each([
     h.cancel('b1')
     const changes = h.book.drainChanges()
     expect(changes).toEqual([[SELL, 101], [SELL, 102], [BUY, 99]])
-    expect(changes.map(([side, price]) => h.book.levelSize(side, price))).toEqual([1, 6, 1])
+    expect(changes.map(([side, price]) => h.book.levelSize(side, price))).toEqual([1, 5, 1])
 
     // Emptied levels report size 0.
     h.cancel('a4')
@@ -307,22 +307,22 @@ describe.each([
     expect(h.book.levelSize(SELL, 101)).toBe(0)
   })
 
-  it('reduces an order in place without losing its time priority', () => {
+  it('reduces an order to a lower remaining in place, keeping its time priority', () => {
     const h = harness(make)
     h.rest('first', 'm1', SELL, 100, 10)
     h.rest('second', 'm2', SELL, 100, 10)
-    h.reduce('first', 9)
+    h.reduce('first', 1)
     expect(h.book.get('first')?.remaining).toBe(1)
+    expect(h.book.levelSize(SELL, 100)).toBe(11)
     expect(h.take('t', BUY, 100, 2).events).toEqual([
       ['fill', 'first', 1, 100, 0],
       ['fill', 'second', 1, 100, 9],
     ])
-    expect(() => h.book.reduce('second', 9)).toThrow()
-    expect(() => h.book.reduce('second', 8)).not.toThrow()
-    expect(() => h.book.reduce('second', 1)).toThrow()
-    expect(() => h.book.reduce('second', 0)).toThrow()
+    for (const bad of [9, 10, 0, -1, 1.5]) expect(() => h.book.reduce('second', bad)).toThrow()
     expect(() => h.book.reduce('nope', 1)).toThrow()
     h.book.validateInternalState()
+    h.reduce('second', 8)
+    expect(h.book.get('second')?.remaining).toBe(8)
   })
 
   it('hashes equal content equally however it was built, and different content differently', () => {
@@ -362,8 +362,10 @@ describe.each([
     const h = harness(make)
     h.rest('b1', 'm', BUY, 99, 1, 5)
     h.rest('a1', 'm', SELL, 101, 1, 6)
+    h.book.drainChanges()
     const order = { id: 'x', owner: 'm', side: BUY as Side, price: 98, remaining: 1, seq: 10 }
     expect(() => h.book.add({ ...order, id: 'b1' })).toThrow()
+    expect(h.book.get('b1')).toMatchObject({ price: 99, seq: 5 })
     expect(() => h.book.add({ ...order, price: 101 })).toThrow()
     expect(() => h.book.add({ ...order, side: SELL, price: 99 })).toThrow()
     expect(() => h.book.add({ ...order, price: 0 })).toThrow()
@@ -375,6 +377,8 @@ describe.each([
     expect(() => h.book.match({ owner: 't', side: BUY, limit: 101, lots: 1.5 }, new Recorder())).toThrow()
     h.book.validateInternalState()
     expect(h.book.size).toBe(2)
+    expect(h.book.levelSize(BUY, 98)).toBe(0)
+    expect(h.book.drainChanges()).toEqual([])
   })
 
   it('detects corrupted orders', () => {
@@ -405,6 +409,27 @@ describe('OrderBook internals', () => {
     book.add({ id: 'a2', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 2 })
     ;(book.get('a2') as unknown as { prev: unknown }).prev = null
     expect(() => book.validateInternalState()).toThrow(/broken order links/)
+  })
+
+  it('reuses recently emptied levels but forgets older ones', () => {
+    const book = new OrderBook()
+    const levels = (book as unknown as { bids: { levels: Map<number, unknown> } }).bids.levels
+    let seq = 0
+    const cycle = (price: number) => {
+      book.add({ id: `b${++seq}`, owner: 'm', side: BUY, price, remaining: 1, seq })
+      book.cancel(`b${seq}`)
+      book.drainChanges()
+      book.validateInternalState()
+    }
+    for (let price = 1; price <= 1_000; price++) cycle(price)
+    expect(levels.size).toBeLessThanOrEqual(256)
+    expect(levels.has(1_000)).toBe(true)
+    expect(levels.has(1)).toBe(false)
+    // Re-emptying one level again and again must not let its older ring slots evict it early.
+    for (let i = 0; i < 1_000; i++) cycle(999)
+    expect(levels.has(999)).toBe(true)
+    for (let price = 1; price <= 1_000; price++) cycle(price)
+    expect(book.size).toBe(0)
   })
 
   it('serialises resting orders without their internal links', () => {

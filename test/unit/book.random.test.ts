@@ -10,9 +10,9 @@ const STEPS = 20_000
 const OWNERS = ['u0', 'u1', 'u2', 'u3', 'u4']
 
 class Recorder implements MatchSink {
-  readonly events: Array<[string, string, number, number]> = []
+  readonly events: Array<[string, string, number, number, number?]> = []
   onFill(maker: BookOrder, lots: number): void {
-    this.events.push(['fill', maker.id, lots, maker.remaining])
+    this.events.push(['fill', maker.id, lots, maker.remaining, maker.price])
   }
   onSelfTradeCancel(maker: BookOrder): void {
     this.events.push(['stp', maker.id, maker.remaining, maker.price])
@@ -40,7 +40,13 @@ function expectSame(actual: unknown, expected: unknown): void {
   if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual).toEqual(expected)
 }
 
-it.each([1, 7, 2024, 0xdecafbad])('seed %i: OrderBook and NaiveBook agree on every step', (seed) => {
+// Narrow books trade constantly; wide ones open and close far more distinct price levels.
+it.each([
+  { seed: 1, width: 12 },
+  { seed: 7, width: 12 },
+  { seed: 2024, width: 12 },
+  { seed: 0xdecafbad, width: 30 },
+])('seed $seed, width $width: OrderBook and NaiveBook agree on every step', ({ seed, width }) => {
   const rand = mulberry32(seed)
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1))
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T
@@ -63,7 +69,10 @@ it.each([1, 7, 2024, 0xdecafbad])('seed %i: OrderBook and NaiveBook agree on eve
     const naiveSink = new Recorder()
     const left = fast.match(taker, fastSink)
     expectSame([naive.match(taker, naiveSink), naiveSink.events], [left, fastSink.events])
-    for (const [kind] of fastSink.events) kind === 'fill' ? seen.fills++ : seen.stp++
+    for (const [kind] of fastSink.events) {
+      if (kind === 'fill') seen.fills++
+      else seen.stp++
+    }
     return left
   }
 
@@ -82,7 +91,7 @@ it.each([1, 7, 2024, 0xdecafbad])('seed %i: OrderBook and NaiveBook agree on eve
     if (op < 0.45) {
       // A limit order as the engine runs it: match first, rest the remainder.
       const id = `o${step}`
-      const price = side === BUY ? mid + int(-12, 2) : mid + int(-2, 12)
+      const price = side === BUY ? mid + int(-width, 2) : mid + int(-2, width)
       const left = match({ owner, side, limit: price, lots: int(1, 20) })
       if (left > 0) {
         const order = { id, owner, side, price, remaining: left, seq: ++seq }
@@ -111,7 +120,7 @@ it.each([1, 7, 2024, 0xdecafbad])('seed %i: OrderBook and NaiveBook agree on eve
       const price = mid + int(-10, 10)
       both((b) => [b.wouldCross(side, price), b.levelSize(side, price)])
     }
-    if (rand() < 0.02) mid += int(-2, 2)
+    if (rand() < 0.02) mid += int(-width, width) >> 3
 
     fast.validateInternalState()
     naive.validateInternalState()

@@ -40,7 +40,7 @@ const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
   }),
 })
 
-const UserRef = builder.objectRef<UserRow>('User').implement({
+export const UserRef = builder.objectRef<UserRow>('User').implement({
   fields: (t) => ({
     id: t.exposeString('id'),
     address: t.exposeString('address', { description: 'EIP-55 checksummed wallet address.' }),

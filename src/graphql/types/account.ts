@@ -1,0 +1,170 @@
+// The caller's account: wallet buckets and transfers, the faucet, the dead man's switch, and the
+// account reads hung on `me` (orders, open orders, trades, positions, balance).
+import { resolveArrayConnection } from '@pothos/plugin-relay'
+import { USER_BUCKETS } from '../../domain/buckets.js'
+import { DomainError } from '../../domain/errors.js'
+import { DEFAULT_PAGE, MAX_PAGE, type Page } from '../../store/accountReads.js'
+import { positions, walletBalance, type PositionView, type WalletBalance } from '../../services/portfolio.js'
+import type { UserRow } from '../../auth/users.js'
+import { builder } from '../builder.js'
+import type { GraphQLContext } from '../context.js'
+import { UserRef } from './identity.js'
+import { MarginModeEnum, OrderRef, OrderStatusEnum, principal, TradeRef } from './trading.js'
+
+const BucketEnum = builder.enumType('Bucket', {
+  values: Object.fromEntries(USER_BUCKETS.map((b) => [b.toUpperCase(), { value: b }])) as Record<'WALLET' | 'SPOT' | 'PERPS' | 'OPTIONS', { value: (typeof USER_BUCKETS)[number] }>,
+})
+const PositionSideEnum = builder.enumType('PositionSide', { values: { LONG: { value: 'long' }, SHORT: { value: 'short' } } as const })
+
+const PositionRef = builder.objectRef<PositionView>('Position').implement({
+  description: 'A linear position (spot holdings are long positions). Quantities are positive; side says which way.',
+  fields: (t) => ({
+    marketId: t.exposeString('marketId'),
+    side: t.field({ type: PositionSideEnum, resolve: (p) => p.side }),
+    quantity: t.field({ type: 'Decimal', resolve: (p) => p.quantity }),
+    avgPrice: t.field({ type: 'Decimal', resolve: (p) => p.avgPrice }),
+    markPrice: t.field({ type: 'Decimal', nullable: true, resolve: (p) => p.markPrice }),
+    realizedPnl: t.field({ type: 'Decimal', resolve: (p) => p.realizedPnl }),
+    unrealizedPnl: t.field({ type: 'Decimal', resolve: (p) => p.unrealizedPnl }),
+    fundingPayment: t.field({ type: 'Decimal', resolve: (p) => p.fundingPayment }),
+    marginMode: t.field({ type: MarginModeEnum, resolve: (p) => p.marginMode }),
+    initialMargin: t.field({ type: 'Decimal', resolve: (p) => p.initialMargin }),
+    maintenanceMargin: t.field({ type: 'Decimal', resolve: (p) => p.maintenanceMargin }),
+  }),
+})
+
+const WalletBalanceRef = builder.objectRef<WalletBalance>('WalletBalance').implement({
+  fields: (t) => ({
+    onchainDepositTotal: t.field({ type: 'Decimal', resolve: (b) => b.onchainDepositTotal }),
+    tradableBalance: t.field({ type: 'Decimal', description: 'The spot bucket.', resolve: (b) => b.tradableBalance }),
+    walletBalance: t.field({ type: 'Decimal', resolve: (b) => b.walletBalance }),
+    spotBalance: t.field({ type: 'Decimal', resolve: (b) => b.spotBalance }),
+    perpsBalance: t.field({ type: 'Decimal', resolve: (b) => b.perpsBalance }),
+    optionsBalance: t.field({ type: 'Decimal', resolve: (b) => b.optionsBalance }),
+    pendingWithdrawalTotal: t.field({ type: 'Decimal', resolve: (b) => b.pendingWithdrawalTotal }),
+  }),
+})
+
+const BucketBalancesRef = builder.objectRef<Record<(typeof USER_BUCKETS)[number], string>>('BucketBalances').implement({
+  fields: (t) => ({
+    wallet: t.field({ type: 'Decimal', resolve: (b) => b.wallet }),
+    spot: t.field({ type: 'Decimal', resolve: (b) => b.spot }),
+    perps: t.field({ type: 'Decimal', resolve: (b) => b.perps }),
+    options: t.field({ type: 'Decimal', resolve: (b) => b.options }),
+  }),
+})
+
+const TransferRef = builder.objectRef<{ from: string; to: string; amount: string; balances: Record<(typeof USER_BUCKETS)[number], string> }>('TransferResult').implement({
+  fields: (t) => ({
+    from: t.field({ type: BucketEnum, resolve: (r) => r.from as never }),
+    to: t.field({ type: BucketEnum, resolve: (r) => r.to as never }),
+    amount: t.field({ type: 'Decimal', resolve: (r) => r.amount }),
+    balances: t.field({ type: BucketBalancesRef, resolve: (r) => r.balances }),
+  }),
+})
+
+const FaucetRef = builder.objectRef<{ amount: string; walletBalance: string; remainingToday: string }>('FaucetResult').implement({
+  fields: (t) => ({
+    amount: t.field({ type: 'Decimal', resolve: (r) => r.amount }),
+    walletBalance: t.field({ type: 'Decimal', resolve: (r) => r.walletBalance }),
+    remainingToday: t.field({ type: 'Decimal', description: 'What the faucet still gives today (rolling 24 h).', resolve: (r) => r.remainingToday }),
+  }),
+})
+
+const DeadManRef = builder.objectRef<{ timeoutMs: number; cancelAt: string | null }>('DeadManSwitch').implement({
+  fields: (t) => ({
+    timeoutMs: t.exposeInt('timeoutMs'),
+    cancelAt: t.field({ type: 'DateTime', nullable: true, description: 'Null when disarmed.', resolve: (r) => (r.cancelAt ? new Date(r.cancelAt) : null) }),
+  }),
+})
+
+/** A reads page as a Relay connection: the cursor is the last item's id. */
+function connection<T>(p: Page<T>, idOf: (t: T) => string) {
+  const edges = p.items.map((node) => ({ cursor: idOf(node), node }))
+  return {
+    edges,
+    pageInfo: { hasNextPage: p.nextCursor !== null, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+  }
+}
+
+function pageSize(first: number | null | undefined): number {
+  if (first === null || first === undefined) return DEFAULT_PAGE
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) throw new DomainError('INVALID_REQUEST', `first must be 1 to ${MAX_PAGE}`)
+  return first
+}
+
+/** Account reads are the caller's own only. */
+function own(user: UserRow, ctx: GraphQLContext): string {
+  if (ctx.principal?.userId !== user.id) throw new DomainError('SCOPE_INSUFFICIENT', 'Only your own account can be read')
+  return user.id
+}
+
+const read = { authScopes: { level: 'read' as const } }
+
+builder.objectFields(UserRef, (t) => ({
+  orders: t.connection(
+    {
+      ...read,
+      type: OrderRef,
+      description: 'Newest first.',
+      args: { marketId: t.arg.string(), marginMode: t.arg({ type: MarginModeEnum }), status: t.arg({ type: OrderStatusEnum }) },
+      resolve: async (user, args, ctx) =>
+        connection(
+          await ctx.services.reads.orders(own(user, ctx), { marketId: args.marketId, marginMode: args.marginMode, status: args.status, limit: pageSize(args.first), cursor: args.after }),
+          (o) => o.id,
+        ),
+    },
+    { name: 'OrderConnection' },
+    { name: 'OrderEdge' },
+  ),
+  trades: t.connection(
+    {
+      ...read,
+      type: TradeRef,
+      description: 'The caller\'s fills, newest first.',
+      args: { marketId: t.arg.string() },
+      resolve: async (user, args, ctx) =>
+        connection(await ctx.services.reads.trades(own(user, ctx), { marketId: args.marketId, limit: pageSize(args.first), cursor: args.after }), (f) => f.tradeId),
+    },
+    { name: 'TradeConnection' },
+    { name: 'TradeEdge' },
+  ),
+  positions: t.connection(
+    {
+      ...read,
+      type: PositionRef,
+      description: 'Open positions, valued at the current marks.',
+      resolve: async (user, args, ctx) =>
+        resolveArrayConnection({ args, defaultSize: 200, maxSize: 1_000 }, await positions(ctx.services.marketData, ctx.services.reads, own(user, ctx))),
+    },
+    { name: 'PositionConnection' },
+    { name: 'PositionEdge' },
+  ),
+  balance: t.field({ ...read, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
+}))
+
+const trade = { authScopes: { level: 'trade' as const } }
+
+builder.mutationFields((t) => ({
+  transfer: t.field({
+    ...trade,
+    type: TransferRef,
+    description: 'Moves USDC-T between the caller\'s buckets, instantly.',
+    args: { from: t.arg({ type: BucketEnum, required: true }), to: t.arg({ type: BucketEnum, required: true }), amount: t.arg({ type: 'Decimal', required: true }) },
+    resolve: (_root, { from, to, amount }, ctx) => ctx.services.trading.transfer(principal(ctx), from, to, amount, ctx.correlationId) as never,
+  }),
+  requestFaucet: t.field({
+    ...trade,
+    type: FaucetRef,
+    description: 'Test-network USDC-T into the wallet bucket, capped per user per rolling day.',
+    args: { amount: t.arg({ type: 'Decimal', required: true }) },
+    resolve: (_root, { amount }, ctx) => ctx.services.trading.faucet(principal(ctx), amount, ctx.correlationId) as never,
+  }),
+  cancelAllAfter: t.field({
+    ...trade,
+    type: DeadManRef,
+    description: 'Dead man\'s switch: cancel all the caller\'s orders unless called again within timeoutMs (0 disarms).',
+    args: { timeoutMs: t.arg.int({ required: true }) },
+    resolve: (_root, { timeoutMs }, ctx) => ctx.services.trading.cancelAllAfter(principal(ctx), timeoutMs, ctx.correlationId) as never,
+  }),
+}))

@@ -1,0 +1,217 @@
+// Trading: orders, quotes, cancels, positions closing, and the order and trade types. Every mutation
+// needs scope `trade` and counts against the caller's order-path rate limit.
+import type { OrderView } from '../../domain/orders.js'
+import type { QuotesReply } from '../../services/trading.js'
+import type { TradeView } from '../../store/accountReads.js'
+import { builder } from '../builder.js'
+import type { GraphQLContext } from '../context.js'
+import { chargeOrderRate } from '../orderRate.js'
+
+export const OrderSideEnum = builder.enumType('OrderSide', { values: { BUY: { value: 'buy' }, SELL: { value: 'sell' } } as const })
+export const OrderTypeEnum = builder.enumType('OrderType', { values: { LIMIT: { value: 'limit' }, MARKET: { value: 'market' } } as const })
+export const TimeInForceEnum = builder.enumType('TimeInForce', {
+  values: { GTC: { value: 'gtc' }, IOC: { value: 'ioc' }, FOK: { value: 'fok' } } as const,
+})
+export const MarginModeEnum = builder.enumType('MarginMode', { values: { CROSS: { value: 'cross' }, ISOLATED: { value: 'isolated' } } as const })
+export const OrderStatusEnum = builder.enumType('OrderStatus', {
+  values: { OPEN: { value: 'open' }, FILLED: { value: 'filled' }, CANCELED: { value: 'canceled' }, REJECTED: { value: 'rejected' } } as const,
+})
+const TradeRoleEnum = builder.enumType('TradeRole', { values: { TAKER: { value: 'taker' }, MAKER: { value: 'maker' } } as const })
+
+/** The caller, guaranteed by the field's auth level. */
+export function principal(ctx: GraphQLContext) {
+  return ctx.principal!
+}
+
+export const OrderRef = builder.objectRef<OrderView>('Order').implement({
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    userId: t.exposeString('userId'),
+    marketId: t.exposeString('marketId'),
+    clientOrderId: t.exposeString('clientOrderId', { nullable: true }),
+    side: t.field({ type: OrderSideEnum, resolve: (o) => o.side }),
+    type: t.field({ type: OrderTypeEnum, resolve: (o) => o.type }),
+    timeInForce: t.field({ type: TimeInForceEnum, resolve: (o) => o.timeInForce }),
+    price: t.field({ type: 'Decimal', nullable: true, description: 'Limit price; null for a market order.', resolve: (o) => o.price }),
+    quantity: t.field({ type: 'Decimal', resolve: (o) => o.quantity }),
+    filledQuantity: t.field({ type: 'Decimal', resolve: (o) => o.filledQuantity }),
+    status: t.field({ type: OrderStatusEnum, resolve: (o) => o.status }),
+    postOnly: t.exposeBoolean('postOnly'),
+    reduceOnly: t.exposeBoolean('reduceOnly'),
+    marginMode: t.field({ type: MarginModeEnum, nullable: true, resolve: (o) => o.marginMode }),
+    stopPrice: t.field({ type: 'Decimal', nullable: true, resolve: (o) => o.stopPrice }),
+    takeProfitPrice: t.field({ type: 'Decimal', nullable: true, resolve: (o) => o.takeProfitPrice }),
+    stopLossPrice: t.field({ type: 'Decimal', nullable: true, resolve: (o) => o.stopLossPrice }),
+    triggeredAt: t.field({ type: 'DateTime', nullable: true, resolve: (o) => (o.triggeredAt ? new Date(o.triggeredAt) : null) }),
+    quoteId: t.exposeString('quoteId', { nullable: true }),
+    cancelReason: t.exposeString('cancelReason', {
+      nullable: true,
+      description: 'Why it ended: user, ioc_unfilled, fok_unfilled, market_unfilled, self_trade, replaced_by_quote, dead_man_switch.',
+    }),
+    createdAt: t.field({ type: 'DateTime', resolve: (o) => new Date(o.createdAt) }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (o) => new Date(o.updatedAt) }),
+  }),
+})
+
+export const TradeRef = builder.objectRef<TradeView>('Trade').implement({
+  description: 'One side of a match: the caller\'s fill.',
+  fields: (t) => ({
+    tradeId: t.exposeString('tradeId'),
+    marketId: t.exposeString('marketId'),
+    orderId: t.exposeString('orderId'),
+    side: t.field({ type: OrderSideEnum, resolve: (f) => f.side }),
+    price: t.field({ type: 'Decimal', resolve: (f) => f.price }),
+    quantity: t.field({ type: 'Decimal', resolve: (f) => f.quantity }),
+    fee: t.field({ type: 'Decimal', resolve: (f) => f.fee }),
+    feeBps: t.field({ type: 'Decimal', resolve: (f) => f.feeBps }),
+    role: t.field({ type: TradeRoleEnum, resolve: (f) => f.role }),
+    type: t.exposeString('type', { description: '"trade" for fills.' }),
+    createdAt: t.field({ type: 'DateTime', resolve: (f) => new Date(f.createdAt) }),
+  }),
+})
+
+const CancelAllRef = builder.objectRef<{ canceled: number; ids: string[] }>('CancelAllResult').implement({
+  fields: (t) => ({ canceled: t.exposeInt('canceled'), ids: t.exposeStringList('ids') }),
+})
+
+const QuoteLegRef = builder.objectRef<QuotesReply['results'][number]>('QuoteLeg').implement({
+  fields: (t) => ({
+    side: t.field({ type: OrderSideEnum, resolve: (l) => l.side }),
+    response: t.field({ type: OrderRef, resolve: (l) => l.response }),
+  }),
+})
+
+const QuoteResultRef = builder.objectRef<QuotesReply>('QuoteResult').implement({
+  fields: (t) => ({
+    marketId: t.exposeString('marketId'),
+    quoteId: t.exposeString('quoteId', { nullable: true }),
+    canceledIds: t.stringList({ description: 'Orders cancelled first (bulk quotes with cancelAll).', resolve: (q) => q.canceled }),
+    results: t.field({ type: [QuoteLegRef], resolve: (q) => q.results }),
+  }),
+})
+
+const PlaceOrderInput = builder.inputType('PlaceOrderInput', {
+  fields: (t) => ({
+    marketId: t.string({ required: true }),
+    clientOrderId: t.string({ description: 'Idempotency key, unique per user for all time.' }),
+    type: t.field({ type: OrderTypeEnum, defaultValue: 'limit' }),
+    side: t.field({ type: OrderSideEnum, required: true }),
+    price: t.field({ type: 'Decimal', description: 'Required for a limit order; a market order ignores it.' }),
+    quantity: t.field({ type: 'Decimal', required: true }),
+    timeInForce: t.field({ type: TimeInForceEnum, defaultValue: 'gtc' }),
+    postOnly: t.boolean({ defaultValue: false }),
+    reduceOnly: t.boolean({ defaultValue: false }),
+    marginMode: t.field({ type: MarginModeEnum, defaultValue: 'cross' }),
+    stopPrice: t.field({ type: 'Decimal' }),
+    takeProfitPrice: t.field({ type: 'Decimal' }),
+    stopLossPrice: t.field({ type: 'Decimal' }),
+  }),
+})
+
+const QuoteSideInput = builder.inputType('QuoteSideInput', {
+  fields: (t) => ({
+    price: t.field({ type: 'Decimal', required: true }),
+    quantity: t.field({ type: 'Decimal', required: true }),
+    clientOrderId: t.string(),
+  }),
+})
+
+const PlaceQuoteInput = builder.inputType('PlaceQuoteInput', {
+  fields: (t) => ({
+    marketId: t.string({ required: true }),
+    quoteId: t.string(),
+    bid: t.field({ type: QuoteSideInput }),
+    ask: t.field({ type: QuoteSideInput }),
+  }),
+})
+
+const BulkQuoteInput = builder.inputType('BulkQuoteInput', {
+  fields: (t) => ({
+    side: t.field({ type: OrderSideEnum, required: true }),
+    price: t.field({ type: 'Decimal', required: true }),
+    quantity: t.field({ type: 'Decimal', required: true }),
+    clientOrderId: t.string(),
+  }),
+})
+
+const PlaceBulkQuotesInput = builder.inputType('PlaceBulkQuotesInput', {
+  fields: (t) => ({
+    marketId: t.string({ required: true }),
+    quoteId: t.string({ required: true }),
+    cancelAll: t.boolean({ defaultValue: false, description: 'Cancel the caller\'s orders on the market first.' }),
+    quotes: t.field({ type: [BulkQuoteInput], required: true }),
+  }),
+})
+
+const trade = { authScopes: { level: 'trade' as const } }
+
+builder.mutationFields((t) => ({
+  placeOrder: t.field({
+    ...trade,
+    type: OrderRef,
+    description: 'One mutation for every linear product: the market id decides.',
+    args: { input: t.arg({ type: PlaceOrderInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      await chargeOrderRate(ctx)
+      return ctx.services.trading.placeOrder(principal(ctx), input, ctx.correlationId)
+    },
+  }),
+  cancelOrder: t.field({
+    ...trade,
+    type: OrderRef,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      await chargeOrderRate(ctx)
+      return ctx.services.trading.cancelOrder(principal(ctx), id, ctx.correlationId)
+    },
+  }),
+  modifyOrder: t.field({
+    ...trade,
+    type: OrderRef,
+    description: 'New price and/or new total quantity. Only lowering the quantity keeps time priority.',
+    args: { id: t.arg.string({ required: true }), price: t.arg({ type: 'Decimal' }), quantity: t.arg({ type: 'Decimal' }) },
+    resolve: async (_root, { id, price, quantity }, ctx) => {
+      await chargeOrderRate(ctx)
+      return ctx.services.trading.modifyOrder(principal(ctx), id, { price, quantity }, ctx.correlationId)
+    },
+  }),
+  cancelAllOrders: t.field({
+    ...trade,
+    type: CancelAllRef,
+    args: { marketId: t.arg.string(), quoteId: t.arg.string(), clientOrderId: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      await chargeOrderRate(ctx)
+      return ctx.services.trading.cancelAll(principal(ctx), args, ctx.correlationId)
+    },
+  }),
+  placeQuote: t.field({
+    ...trade,
+    type: QuoteResultRef,
+    description: 'A post-only quote: both sides rest or neither.',
+    args: { input: t.arg({ type: PlaceQuoteInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      await chargeOrderRate(ctx)
+      return ctx.services.trading.placeQuote(principal(ctx), input, ctx.correlationId)
+    },
+  }),
+  placeBulkQuotes: t.field({
+    ...trade,
+    type: QuoteResultRef,
+    description: 'Optionally cancels the caller\'s orders on the market, then posts every quote: all or none. Counts as one request.',
+    args: { input: t.arg({ type: PlaceBulkQuotesInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      await chargeOrderRate(ctx)
+      return ctx.services.trading.placeBulkQuotes(principal(ctx), input, ctx.correlationId)
+    },
+  }),
+  closePosition: t.field({
+    ...trade,
+    type: OrderRef,
+    description: 'A reduce-only market order for the whole position, or for `quantity` of it.',
+    args: { marketId: t.arg.string({ required: true }), quantity: t.arg({ type: 'Decimal' }) },
+    resolve: async (_root, { marketId, quantity }, ctx) => {
+      await chargeOrderRate(ctx)
+      return ctx.services.trading.closePosition(principal(ctx), marketId, quantity, ctx.correlationId)
+    },
+  }),
+}))
