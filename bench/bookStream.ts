@@ -4,7 +4,7 @@
 // order that is resting at that point of the stream.
 import { OrderBook } from '../src/engine/book/orderBook.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side } from '../src/engine/book/types.js'
-import { mulberry32 } from '../test/support/prng.js'
+import { mulberry32 } from '../src/domain/prng.js'
 
 export type BookCommand =
   | { readonly type: 'limit'; readonly id: string; readonly owner: string; readonly side: Side; readonly price: number; readonly lots: number }

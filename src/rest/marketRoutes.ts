@@ -1,29 +1,15 @@
 // Public market-data routes (SPEC.md "Market data"), each one GraphQL operation.
 import { DomainError } from '../domain/errors.js'
+import { queryString, requiredQuery } from './requestFields.js'
 import type { RestRequest, RestRoute } from './route.js'
 import { BOOK_FIELDS, lower, MARKET_FIELDS, nodes, restBook, restMarket } from './shapes.js'
 
 /** A query parameter that must be a non-negative integer (unix seconds), or absent. */
 function unixSeconds(req: RestRequest, name: string): number | undefined {
-  const v = req.query[name]
-  if (v === undefined || v === '') return undefined
-  if (typeof v !== 'string' || !/^\d{1,15}$/.test(v)) {
-    throw new DomainError('INVALID_REQUEST', `${name} must be an integer of unix seconds`, { [name]: v })
-  }
-  return Number(v)
-}
-
-function requiredString(req: RestRequest, name: string): string {
-  const v = req.query[name]
-  if (typeof v !== 'string' || v === '') throw new DomainError('INVALID_REQUEST', `${name} is required`)
-  return v
-}
-
-function optionalString(req: RestRequest, name: string): string | undefined {
-  const v = req.query[name]
+  const v = queryString(req, name)
   if (v === undefined) return undefined
-  if (typeof v !== 'string') throw new DomainError('INVALID_REQUEST', `${name} must be given once`)
-  return v
+  if (!/^\d{1,15}$/.test(v)) throw new DomainError('INVALID_REQUEST', `${name} must be an integer of unix seconds`, { [name]: v })
+  return Number(v)
 }
 
 const orderbookRoute = (path: string): RestRoute => ({
@@ -60,8 +46,8 @@ export const marketRoutes: RestRoute[] = [
     operation: `query RestOhlc($marketId: String!, $resolution: String!, $from: SafeInt, $to: SafeInt) {
       candles(marketId: $marketId, resolution: $resolution, from: $from, to: $to) { timestamp open high low close volume } }`,
     variables: (req) => ({
-      marketId: requiredString(req, 'symbol'),
-      resolution: optionalString(req, 'resolution') ?? '15',
+      marketId: requiredQuery(req, 'symbol'),
+      resolution: queryString(req, 'resolution') ?? '15',
       from: unixSeconds(req, 'from'),
       to: unixSeconds(req, 'to'),
     }),
@@ -76,7 +62,7 @@ export const marketRoutes: RestRoute[] = [
       calls { ...RestBoardRow } puts { ...RestBoardRow } } }
       fragment RestBoardRow on OptionsBoardRow {
         marketId strikePrice expiry optionType bid ask lastPrice openInterest volume24h markPrice markIv delta }`,
-    variables: (req) => ({ underlying: optionalString(req, 'underlying') ?? 'BTC' }),
+    variables: (req) => ({ underlying: queryString(req, 'underlying') ?? 'BTC' }),
     shape: (data) => {
       const b = data['optionsBoard']
       const row = (r: Record<string, any>) => ({ ...r, optionType: lower(r['optionType']) })

@@ -63,3 +63,9 @@ export function queryString(req: RestRequest, key: string): string | undefined {
   if (typeof v !== 'string') throw new DomainError('INVALID_REQUEST', `${key} must be given once`)
   return v
 }
+
+export function requiredQuery(req: RestRequest, key: string): string {
+  const v = queryString(req, key)
+  if (v === undefined) throw new DomainError('INVALID_REQUEST', `${key} is required`)
+  return v
+}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { OrderBook } from '../../src/engine/book/orderBook.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side } from '../../src/engine/book/types.js'
 import { NaiveBook } from '../support/naiveBook.js'
-import { mulberry32 } from '../support/prng.js'
+import { mulberry32 } from '../../src/domain/prng.js'
 
 type Event = ['fill', string, number, number, number] | ['stp', string]
 

@@ -4,7 +4,7 @@ import { expect, it } from 'vitest'
 import { OrderBook } from '../../src/engine/book/orderBook.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side, type Taker } from '../../src/engine/book/types.js'
 import { NaiveBook } from '../support/naiveBook.js'
-import { mulberry32 } from '../support/prng.js'
+import { mulberry32 } from '../../src/domain/prng.js'
 
 const STEPS = 20_000
 const OWNERS = ['u0', 'u1', 'u2', 'u3', 'u4']
