@@ -129,13 +129,6 @@ export const CATALOG: readonly FamilyCatalog[] = [
   },
 ]
 
-/** Correlation credit between families of one asset class, in percent of the smaller offsetting requirement. */
-export const CORRELATION_CREDIT_PCT: Record<AssetClass, number> = {
-  crypto: 50,
-  energy: 40,
-  precious_metals: 45,
-}
-
 export function familyCatalog(family: string): FamilyCatalog | undefined {
   return CATALOG.find((f) => f.family === family)
 }

@@ -22,6 +22,6 @@ export function isUserBucket(v: unknown): v is UserBucket {
 
 export const LEDGER_KINDS = [
   'deposit', 'withdrawal', 'transfer', 'faucet', 'genesis', 'fee', 'trade', 'realized_pnl', 'funding',
-  'premium', 'settlement', 'liquidation',
+  'premium', 'settlement', 'liquidation', 'insurance',
 ] as const
 export type LedgerKind = (typeof LEDGER_KINDS)[number]

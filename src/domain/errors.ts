@@ -40,6 +40,8 @@ export const ERRORS = {
   INVALID_TIME_RANGE: { family: 'MarketError', status: 400, message: 'Time range is invalid or longer than 90 days' },
   // RateLimitError
   ORDER_RATE_LIMIT: { family: 'RateLimitError', status: 429, message: 'Order rate limit exceeded' },
+  CONNECTION_LIMIT: { family: 'RateLimitError', status: 429, message: 'Too many open stream connections from this address' },
+  SLOW_CONSUMER: { family: 'RateLimitError', status: 429, message: 'Stream consumer too slow: its buffer overflowed; reconnect to resync' },
   // RequestError
   INVALID_REQUEST: { family: 'RequestError', status: 400, message: 'Malformed request' },
   NOT_FOUND: { family: 'RequestError', status: 404, message: 'No such route' },

@@ -16,7 +16,18 @@ export interface Position {
   realized: bigint
   /** Cumulative funding received (negative: paid), micro-USDC. */
   funding: bigint
+  /** Isolated positions: the margin set aside for this position alone, micro-USDC (cross: 0). */
+  isolatedMargin: bigint
   updatedAt: number
+}
+
+/** What an account's open cross orders in one market could add to its position. */
+export interface OrderExposure {
+  buyLots: number
+  sellLots: number
+  /** Σ price × lots of those orders, in tick·lots. */
+  buyTickLots: bigint
+  sellTickLots: bigint
 }
 
 export class Account {
@@ -31,8 +42,12 @@ export class Account {
   spotLocked = 0n
   /** Base lots reserved by open spot sells, per spot market. */
   readonly baseLocked = new Map<string, number>()
-  /** Initial margin reserved by open perpetual and futures orders, micro-USDC. */
-  orderMargin = 0n
+  /** Open cross orders per linear market, for the portfolio margin (positions + open orders). */
+  readonly exposure = new Map<string, OrderExposure>()
+  /** Initial margin reserved by open isolated orders, micro-USDC. */
+  isolatedOrderMargin = 0n
+  /** Open order ids per market (all of one margin mode within a linear market). */
+  readonly marketOrders = new Map<string, Set<string>>()
   /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */

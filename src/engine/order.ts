@@ -29,8 +29,14 @@ export interface Order {
   seq: number
   readonly createdAt: number
   updatedAt: number
-  /** What the resting remainder holds back: micro-USDC (spot buys, perps margin) or base lots (spot sells). */
+  /** What the resting remainder holds back: micro-USDC (spot buys, isolated margin) or base lots (spot sells). */
   reserved: bigint
+  /** Lots and price this order counts for in its account's cross exposure (0 lots: none). */
+  heldLots: number
+  heldPrice: number
 }
 
 export const remainingLots = (o: Order) => o.lots - o.filledLots
+
+/** A conditional order waiting for its trigger: open, but not in the book. */
+export const isWaiting = (o: Order) => o.triggeredAt === null && (o.stopTicks !== null || o.parentOrderId !== null)

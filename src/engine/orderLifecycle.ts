@@ -4,7 +4,8 @@ import { BUY, SELL } from './book/types.js'
 import type { Ctx } from './context.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import { remainingLots, type Order } from './order.js'
-import { reserve } from './reservations.js'
+import { reserve, trackOpen } from './reservations.js'
+import type { Account } from './account.js'
 
 export function newOrder(ctx: Ctx, userId: string, spec: OrderSpec, parentOrderId: string | null = null): Order {
   return {
@@ -33,6 +34,8 @@ export function newOrder(ctx: Ctx, userId: string, spec: OrderSpec, parentOrderI
     createdAt: ctx.now,
     updatedAt: ctx.now,
     reserved: 0n,
+    heldLots: 0,
+    heldPrice: 0,
   }
 }
 
@@ -49,6 +52,7 @@ export function rest(ctx: Ctx, market: MarketRuntime, order: Order): void {
   })
   ctx.state.orders.set(order.id, order)
   account.openOrders.add(order.id)
+  trackOpen(account, order, true)
   reserve(account, market, order)
   ctx.touchBook(market)
   ctx.touchOrder(order)
@@ -61,9 +65,15 @@ export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status
   order.status = status
   order.cancelReason = reason
   order.updatedAt = ctx.now
+  retire(ctx, account, market, order)
+  ctx.touchBook(market)
+  ctx.touchOrder(order)
+}
+
+/** An order that has ended (filled, cancelled, rejected) leaves the open state and holds nothing. */
+export function retire(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): void {
   reserve(account, market, order)
   ctx.state.orders.delete(order.id)
   account.openOrders.delete(order.id)
-  ctx.touchBook(market)
-  ctx.touchOrder(order)
+  trackOpen(account, order, false)
 }

@@ -25,14 +25,12 @@ export class BalancePayload {
   private readonly perps: bigint
   private readonly options: bigint
   private readonly spotLocked: bigint
-  private readonly orderMargin: bigint
   constructor(a: Account) {
     this.wallet = a.balance('wallet')
     this.spot = a.balance('spot')
     this.perps = a.balance('perps')
     this.options = a.balance('options')
     this.spotLocked = a.spotLocked
-    this.orderMargin = a.orderMargin
   }
   toJSON() {
     return {
@@ -41,7 +39,6 @@ export class BalancePayload {
       perps: microToString(this.perps),
       options: microToString(this.options),
       spotLocked: microToString(this.spotLocked),
-      orderMargin: microToString(this.orderMargin),
     }
   }
 }

@@ -1,31 +1,90 @@
-// What a resting order holds back so that it can always be honoured when it fills: a spot buy holds
-// the USDC for its remainder at its limit plus the larger fee, a spot sell holds its base lots, a
-// perpetual or futures order holds initial margin (reduce-only orders hold nothing).
-import type { Account } from './account.js'
+// What an open order holds back so that it can always be honoured: a spot buy holds the USDC for its
+// remainder at its limit plus the larger fee, a spot sell its base lots, an isolated order the initial
+// margin of its remainder; a cross order counts in its account's exposure, which the portfolio margin
+// prices together with the positions. Reduce-only orders and orders waiting for a trigger hold nothing.
+import type { Account, OrderExposure } from './account.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
-import { remainingLots, type Order } from './order.js'
-import { orderMargin } from './risk.js'
+import { isWaiting, remainingLots, type Order } from './order.js'
 
-/** What `lots` of this order at `priceTicks` would hold. */
-export function reservationFor(market: MarketRuntime, side: 'buy' | 'sell', reduceOnly: boolean, priceTicks: number, lots: number): bigint {
+/** What `lots` of a spot or isolated order at `priceTicks` would hold. */
+export function reservationFor(market: MarketRuntime, side: 'buy' | 'sell', priceTicks: number, lots: number): bigint {
   if (market.spec.type === 'spot') {
     if (side === 'sell') return BigInt(lots)
     const notional = market.notional(priceTicks, lots)
     const fee = market.takerFee > market.makerFee ? market.takerFee : market.makerFee
     return notional + applyRate(notional, fee)
   }
-  return reduceOnly ? 0n : orderMargin(market, priceTicks, lots)
+  return applyRate(market.notional(priceTicks, lots), market.initialMargin)
 }
 
-/** Sets what the order holds to match its current remainder, keeping the account's totals in step. */
+function exposureOf(account: Account, marketId: string): OrderExposure {
+  let e = account.exposure.get(marketId)
+  if (!e) account.exposure.set(marketId, (e = { buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }))
+  return e
+}
+
+function count(account: Account, order: Order, lots: number, price: number): void {
+  if (lots === order.heldLots && price === order.heldPrice) return
+  const e = exposureOf(account, order.marketId)
+  const before = BigInt(order.heldLots) * BigInt(order.heldPrice)
+  const after = BigInt(lots) * BigInt(price)
+  if (order.side === 'buy') {
+    e.buyLots += lots - order.heldLots
+    e.buyTickLots += after - before
+  } else {
+    e.sellLots += lots - order.heldLots
+    e.sellTickLots += after - before
+  }
+  if (e.buyLots === 0 && e.sellLots === 0) account.exposure.delete(order.marketId)
+  order.heldLots = lots
+  order.heldPrice = price
+}
+
+/** Brings what the order holds in line with its current state (call after every change to it). */
 export function reserve(account: Account, market: MarketRuntime, order: Order): void {
-  const next = order.status === 'open' && order.priceTicks !== null
-    ? reservationFor(market, order.side, order.reduceOnly, order.priceTicks, remainingLots(order))
-    : 0n
+  const open = order.status === 'open' && order.priceTicks !== null && !isWaiting(order)
+  const lots = open ? remainingLots(order) : 0
+  if (market.spec.type !== 'spot' && order.marginMode !== 'isolated') {
+    count(account, order, order.reduceOnly ? 0 : lots, lots === 0 ? 0 : order.priceTicks!)
+    return
+  }
+  const next = lots > 0 && !(order.reduceOnly && market.spec.type !== 'spot') ? reservationFor(market, order.side, order.priceTicks!, lots) : 0n
   const delta = next - order.reserved
   if (delta === 0n) return
   order.reserved = next
-  if (market.spec.type !== 'spot') account.orderMargin += delta
+  if (market.spec.type !== 'spot') account.isolatedOrderMargin += delta
   else if (order.side === 'buy') account.spotLocked += delta
   else account.baseLocked.set(market.spec.id, (account.baseLocked.get(market.spec.id) ?? 0) + Number(delta))
+}
+
+/**
+ * Runs `check` as if these orders were gone (a modify replacing an order, a bulk quote cancelling
+ * first), then puts back exactly what they held. Nothing else may change inside `check`.
+ */
+export function without<T>(account: Account, market: MarketRuntime, orders: readonly Order[], check: () => T): T {
+  const saved = orders.map((o) => ({ o, status: o.status }))
+  for (const o of orders) {
+    o.status = 'canceled'
+    reserve(account, market, o)
+  }
+  try {
+    return check()
+  } finally {
+    for (const { o, status } of saved) {
+      o.status = status
+      reserve(account, market, o)
+    }
+  }
+}
+
+/** Keeps the per-market index of open orders in step: call when an order opens or ends. */
+export function trackOpen(account: Account, order: Order, open: boolean): void {
+  let ids = account.marketOrders.get(order.marketId)
+  if (open) {
+    if (!ids) account.marketOrders.set(order.marketId, (ids = new Set()))
+    ids.add(order.id)
+  } else if (ids) {
+    ids.delete(order.id)
+    if (ids.size === 0) account.marketOrders.delete(order.marketId)
+  }
 }

@@ -2,21 +2,43 @@
 // realized PnL paid through the clearing account, fills recorded, trade and fill events emitted.
 // All amounts are integers: micro-USDC as bigint, quantities in lots, prices in ticks.
 import { engineId } from '../domain/ids.js'
+import type { MarginMode } from '../domain/orders.js'
 import type { Account, Position } from './account.js'
 import type { Ctx } from './context.js'
 import { move } from './ledger.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
+import { retire } from './orderLifecycle.js'
 import { reserve } from './reservations.js'
 import { FillPayload, TradePayload } from './payloads.js'
 
-export function position(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): Position {
-  let p = account.positions.get(market.spec.id)
+/** The account's position in a market, created flat when first needed. */
+export function positionIn(account: Account, marketId: string, mode: MarginMode, now: number): Position {
+  let p = account.positions.get(marketId)
   if (!p) {
-    p = { marketId: market.spec.id, marginMode: order.marginMode ?? 'cross', lots: 0, cost: 0n, realized: 0n, funding: 0n, updatedAt: ctx.now }
-    account.positions.set(market.spec.id, p)
+    p = { marketId, marginMode: mode, lots: 0, cost: 0n, realized: 0n, funding: 0n, isolatedMargin: 0n, updatedAt: now }
+    account.positions.set(marketId, p)
   }
   return p
+}
+
+/** The position an order's fill moves; a flat position takes the order's margin mode. */
+function positionFor(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): Position {
+  const p = positionIn(account, market.spec.id, order.marginMode ?? 'cross', ctx.now)
+  if (p.lots === 0 && order.marginMode) p.marginMode = order.marginMode
+  return p
+}
+
+/**
+ * An isolated position's own margin follows its size: opening lots bring their initial margin (out of
+ * the cross available), closing lots release their share. A loss on closing beyond the margin released
+ * is the insurance fund's, not the cross account's: that is what isolation promises.
+ */
+function settleIsolated(ctx: Ctx, market: MarketRuntime, account: Account, p: Position, move_: { held: number; closed: number; opened: number }, priceTicks: number, pnl: bigint, refId: string): void {
+  const { held, closed, opened } = move_
+  const released = closed === 0 ? 0n : closed === held ? p.isolatedMargin : (p.isolatedMargin * BigInt(closed)) / BigInt(held)
+  p.isolatedMargin += applyRate(market.notional(priceTicks, opened), market.initialMargin) - released
+  if (pnl < 0n && -pnl > released) move(ctx, ctx.state.system, 'insurance', account, 'perps', -pnl - released, 'insurance', refId)
 }
 
 /** cost × part / whole, rounded up or down. */
@@ -93,10 +115,8 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   if (maker.filledLots === maker.lots) {
     // The book has already removed a fully filled maker.
     maker.status = 'filled'
-    state.orders.delete(maker.id)
-    makerAccount.openOrders.delete(maker.id)
-  }
-  reserve(makerAccount, market, maker)
+    retire(ctx, makerAccount, market, maker)
+  } else reserve(makerAccount, market, maker)
 
   const buyer = taker.side === 'buy' ? takerAccount : makerAccount
   const seller = taker.side === 'buy' ? makerAccount : takerAccount
@@ -104,16 +124,19 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   if (market.spec.type === 'spot') {
     move(ctx, buyer, 'spot', seller, 'spot', notional, 'trade', matchId)
     for (const [account, order] of [[buyer, taker.side === 'buy' ? taker : maker], [seller, taker.side === 'buy' ? maker : taker]] as const) {
-      const p = position(ctx, account, market, order)
+      const p = positionFor(ctx, account, market, order)
       applyToPosition(market, p, order.side, lots, priceTicks, notional)
       p.updatedAt = ctx.now
       ctx.touchPosition(account, p)
     }
   } else {
     for (const [account, order] of [[takerAccount, taker], [makerAccount, maker]] as const) {
-      const p = position(ctx, account, market, order)
+      const p = positionFor(ctx, account, market, order)
+      const held = Math.abs(p.lots)
+      const closed = held > 0 && p.lots > 0 === (order.side === 'sell') ? Math.min(lots, held) : 0
       const pnl = applyToPosition(market, p, order.side, lots, priceTicks, notional)
       if (pnl !== 0n) move(ctx, system, 'clearing', account, 'perps', pnl, 'realized_pnl', matchId)
+      if (p.marginMode === 'isolated') settleIsolated(ctx, market, account, p, { held, closed, opened: lots - closed }, priceTicks, pnl, matchId)
       p.updatedAt = ctx.now
       ctx.touchPosition(account, p)
     }

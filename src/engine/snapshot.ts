@@ -8,10 +8,10 @@ import { canonicalSpec, type MarketSpec, type MarketStatus } from '../domain/mar
 import type { MarginMode, OrderSide, OrderStatus, OrderType, TimeInForce } from '../domain/orders.js'
 import type { Account } from './account.js'
 import { BUY, SELL } from './book/types.js'
-import { markTicks } from './handlers/marks.js'
+import { setDerived } from './handlers/marks.js'
 import { MarketRuntime } from './marketRuntime.js'
-import { remainingLots, type Order } from './order.js'
-import { reserve } from './reservations.js'
+import { isWaiting, remainingLots, type Order } from './order.js'
+import { reserve, trackOpen } from './reservations.js'
 import { EngineState, type Mark } from './state.js'
 
 export const SNAPSHOT_VERSION = 2
@@ -23,6 +23,7 @@ export interface PositionSnapshot {
   cost: string
   realized: string
   funding: string
+  isolatedMargin: string
   updatedAt: number
 }
 
@@ -84,7 +85,10 @@ export function accountSnapshot(a: Account, now: number): AccountSnapshot {
     userId: a.userId,
     balances: [...a.balances.entries()].filter(([, v]) => nonZero(v)).map(([b, v]): [Bucket, string] => [b, v.toString()]).sort(byKey(([b]) => b)),
     positions: [...a.positions.values()]
-      .map((p) => ({ marketId: p.marketId, marginMode: p.marginMode, lots: p.lots, cost: p.cost.toString(), realized: p.realized.toString(), funding: p.funding.toString(), updatedAt: p.updatedAt }))
+      .map((p) => ({
+        marketId: p.marketId, marginMode: p.marginMode, lots: p.lots, cost: p.cost.toString(), realized: p.realized.toString(),
+        funding: p.funding.toString(), isolatedMargin: p.isolatedMargin.toString(), updatedAt: p.updatedAt,
+      }))
       .sort(byKey((p) => p.marketId)),
     clientOrderIds: [...a.clientOrderIds.entries()].sort(byKey(([c]) => c)),
     faucetGrants: a.faucetGrants.filter(([t]) => t > now - DAY_MS).map(([t, m]): [number, string] => [t, m.toString()]),
@@ -133,13 +137,13 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
   }
   for (const mark of snap.marks) {
     state.marks.set(mark.marketId, { ...mark })
-    state.markTicks.set(mark.marketId, markTicks(state.markets.get(mark.marketId)!, mark.price))
+    setDerived(state, state.markets.get(mark.marketId)!, mark.price)
   }
   for (const a of snap.accounts) {
     const account = state.account(a.userId)
     for (const [bucket, v] of a.balances) account.balances.set(bucket, BigInt(v))
     for (const p of a.positions) {
-      account.positions.set(p.marketId, { ...p, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding) })
+      account.positions.set(p.marketId, { ...p, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin) })
     }
     for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)
     account.faucetGrants = a.faucetGrants.map(([t, m]) => [t, BigInt(m)])
@@ -147,12 +151,13 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     if (a.cancelAllAt !== null) state.armed.add(a.userId)
   }
   for (const o of [...snap.orders].sort((x, y) => x.seq - y.seq)) {
-    const order: Order = { ...o, reserved: 0n }
+    const order: Order = { ...o, reserved: 0n, heldLots: 0, heldPrice: 0 }
     const market = state.markets.get(o.marketId)!
     const account = state.account(o.userId)
-    market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
+    if (!isWaiting(order)) market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
     state.orders.set(o.id, order)
     account.openOrders.add(o.id)
+    trackOpen(account, order, true)
     reserve(account, market, order)
   }
   // Restoring touches no book on purpose: drain what the re-adds recorded.

@@ -106,7 +106,7 @@ function statements(state: EngineState, c: Changes): Statement[] {
         return {
           userId: a.userId, marketId: p.marketId, marginMode: p.marginMode, quantity: m.quantities.format(p.lots),
           avgPrice: avgPrice(m, p.cost, p.lots), cost: microToString(p.cost), realizedPnl: microToString(p.realized),
-          fundingPayment: microToString(p.funding), isolatedMargin: '0', updatedAt: iso(p.updatedAt),
+          fundingPayment: microToString(p.funding), isolatedMargin: microToString(p.isolatedMargin), updatedAt: iso(p.updatedAt),
         }
       }),
     ])

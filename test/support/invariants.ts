@@ -93,21 +93,34 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
   for (const a of state.accounts.values()) {
     for (const p of a.positions.values()) {
       expect(p.lots, `${a.userId} position in ${p.marketId} equals its fills`).toBe(totals.lots.get(`${a.userId}|${p.marketId}`) ?? 0)
-      if (p.lots === 0) expect(p.cost, 'a flat position has no cost').toBe(0n)
+      if (p.lots === 0) expect([p.cost, p.isolatedMargin], 'a flat position has no cost and holds no margin').toEqual([0n, 0n])
+      if (p.marginMode === 'cross') expect(p.isolatedMargin, 'a cross position holds no isolated margin').toBe(0n)
+      expect(p.isolatedMargin >= 0n).toBe(true)
     }
     let spotLocked = 0n
-    let orderMargin = 0n
+    let isolatedOrderMargin = 0n
     const base = new Map<string, number>()
+    const exposure = new Map<string, { buyLots: number; sellLots: number; buyTickLots: bigint; sellTickLots: bigint }>()
     const mine = [...state.orders.values()].filter((o) => o.userId === a.userId)
     expect(new Set(mine.map((o) => o.id)), `${a.userId} open-order index`).toEqual(a.openOrders)
+    expect(new Set([...a.marketOrders.values()].flatMap((ids) => [...ids])), `${a.userId} per-market order index`).toEqual(a.openOrders)
     for (const o of mine) {
       const m = state.markets.get(o.marketId)!
-      if (m.spec.type !== 'spot') orderMargin += o.reserved
-      else if (o.side === 'buy') spotLocked += o.reserved
-      else base.set(o.marketId, (base.get(o.marketId) ?? 0) + Number(o.reserved))
+      if (m.spec.type === 'spot') {
+        if (o.side === 'buy') spotLocked += o.reserved
+        else base.set(o.marketId, (base.get(o.marketId) ?? 0) + Number(o.reserved))
+      } else if (o.marginMode === 'isolated') isolatedOrderMargin += o.reserved
+      else if (!o.reduceOnly) {
+        const e = exposure.get(o.marketId) ?? { buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }
+        const rem = o.lots - o.filledLots
+        if (o.side === 'buy') (e.buyLots += rem), (e.buyTickLots += BigInt(rem) * BigInt(o.priceTicks!))
+        else (e.sellLots += rem), (e.sellTickLots += BigInt(rem) * BigInt(o.priceTicks!))
+        exposure.set(o.marketId, e)
+      }
     }
     expect(a.spotLocked, `${a.userId} spot reservation`).toBe(spotLocked)
-    expect(a.orderMargin, `${a.userId} order margin`).toBe(orderMargin)
+    expect(a.isolatedOrderMargin, `${a.userId} isolated order margin`).toBe(isolatedOrderMargin)
+    expect(new Map(a.exposure), `${a.userId} cross order exposure`).toEqual(exposure)
     for (const [id, lots] of a.baseLocked) {
       expect(lots, `${a.userId} base reserved in ${id}`).toBe(base.get(id) ?? 0)
       if (a.userId !== '00000000000000000000000000') expect(lots).toBeLessThanOrEqual(a.holding(id))

@@ -88,6 +88,7 @@ export class RandomTrading {
         postOnly,
         reduceOnly,
         clientOrderId: this.rng() < 0.2 ? `c${Math.floor(this.rng() * 5_000)}` : undefined,
+        marginMode: m.type !== 'spot' && this.rng() < 0.15 ? 'isolated' : 'cross',
       },
       m,
       `o${++this.seq}`,

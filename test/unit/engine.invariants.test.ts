@@ -42,6 +42,8 @@ describe('randomized trading', () => {
     checkInvariants(engine.state, totals)
 
     // The mix really was mixed: trades happened and every kind of command met success and refusal.
+    const isolated = [...engine.state.accounts.values()].flatMap((a) => [...a.positions.values()]).filter((p) => p.marginMode === 'isolated' && p.lots !== 0)
+    expect(isolated.length).toBeGreaterThan(0)
     expect(totals.fills).toBeGreaterThan(5_000)
     for (const kind of ['PlaceOrder:ok', 'CancelOrder:ok', 'ModifyOrder:ok', 'PlaceQuotes:ok', 'Transfer:ok', 'CancelAll:ok', 'PlaceOrder:POST_ONLY_WOULD_CROSS', 'CancelOrder:ORDER_NOT_FOUND', 'Transfer:SAME_BUCKET']) {
       expect(outcomes.get(kind) ?? 0, kind).toBeGreaterThan(0)

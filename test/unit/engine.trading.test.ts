@@ -216,7 +216,7 @@ describe('order lifecycle', () => {
     expect(h.send({ type: 'CancelOrder', userId: 'alice', orderId: o.id })).toMatchObject({ ok: false, code: 'ORDER_NOT_FOUND' })
     expect(h.ok({ type: 'CancelOrder', userId: 'bob', orderId: o.id })).toMatchObject({ status: 'canceled', cancelReason: 'user' })
     expect(h.send({ type: 'CancelOrder', userId: 'bob', orderId: o.id })).toMatchObject({ ok: false, code: 'ORDER_NOT_FOUND' })
-    expect(h.engine.state.accounts.get('bob')!.orderMargin).toBe(0n)
+    expect(h.engine.state.accounts.get('bob')!.exposure.size).toBe(0)
   })
 
   it('modifies: a smaller quantity keeps time priority, a new price loses it', () => {
@@ -321,7 +321,7 @@ describe('snapshots with trading state', () => {
     expect(stateHash(restored.state)).toBe(stateHash(h.engine.state))
     for (const u of ['alice', 'bob', 'carol']) {
       const [a, b] = [h.engine.state.accounts.get(u)!, restored.state.accounts.get(u)!]
-      expect([b.spotLocked, b.orderMargin, [...b.openOrders]]).toEqual([a.spotLocked, a.orderMargin, [...a.openOrders]])
+      expect([b.spotLocked, b.exposure, [...b.openOrders]]).toEqual([a.spotLocked, a.exposure, [...a.openOrders]])
     }
     expect(restored.state.markets.get(PERP)!.book.stateHash()).toBe(h.engine.state.markets.get(PERP)!.book.stateHash())
     // and both go on identically

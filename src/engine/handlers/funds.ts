@@ -6,7 +6,8 @@ import { DomainError } from '../../domain/errors.js'
 import type { Account } from '../account.js'
 import type { Ctx } from '../context.js'
 import { move } from '../ledger.js'
-import { perpsMargin, requireMargin } from '../risk.js'
+import { crossMargin, insufficient } from '../margin.js'
+import { positionIn } from '../settlement.js'
 import { tradingAccount } from './orders.js'
 
 const DAY_MS = 86_400_000
@@ -52,8 +53,7 @@ export function genesis(ctx: Ctx, userId: string, usdcMicro: string, holdings: A
   move(ctx, ctx.state.system, 'external', account, 'wallet', amount, 'genesis', refId)
   for (const h of holdings) {
     for (const [a, lots] of [[account, h.lots], [ctx.state.system, -h.lots]] as const) {
-      let p = a.positions.get(h.marketId)
-      if (!p) a.positions.set(h.marketId, (p = { marketId: h.marketId, marginMode: 'cross', lots: 0, cost: 0n, realized: 0n, funding: 0n, updatedAt: ctx.now }))
+      const p = positionIn(a, h.marketId, 'cross', ctx.now)
       p.lots += lots
       p.updatedAt = ctx.now
       ctx.touchPosition(a, p)
@@ -76,7 +76,10 @@ export function transfer(ctx: Ctx, userId: string, from: unknown, to: unknown, a
   if (amount > withdrawable(ctx, account, from)) {
     throw new DomainError('INSUFFICIENT_BALANCE', `The ${from} bucket lacks funds`, { available: microToString(withdrawable(ctx, account, from)) })
   }
-  if (from === 'perps') requireMargin(amount, perpsMargin(ctx.state, account).available)
+  if (from === 'perps') {
+    const { available } = crossMargin(ctx.state, account)
+    if (amount > available) throw insufficient(amount, available)
+  }
   move(ctx, account, from, account, to, amount, 'transfer', refId)
   return { from, to, amount: microToString(amount), balances: balancesView(account) }
 }

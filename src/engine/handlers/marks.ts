@@ -8,7 +8,8 @@ import type { MarkInput } from '../commands.js'
 import type { Ctx } from '../context.js'
 import { streams } from '../events.js'
 import type { MarketRuntime } from '../marketRuntime.js'
-import type { Mark, MarkTicks } from '../state.js'
+import type { EngineState, Mark, MarkTicks } from '../state.js'
+import { riskArrays } from '../margin.js'
 
 /** How far a source clock may run ahead of the engine's before its observation is refused. */
 export const MAX_SOURCE_SKEW_MS = 1_000
@@ -37,6 +38,13 @@ function validate(ctx: Ctx, input: MarkInput): MarketRuntime {
   return market
 }
 
+/** What the engine derives from a mark: the mark on the tick, the band, the risk arrays. */
+export function setDerived(state: EngineState, market: MarketRuntime, price: string): void {
+  const ticks = markTicks(market, price)
+  state.markTicks.set(market.spec.id, ticks)
+  if (market.linear && market.spec.type !== 'spot') state.riskArrays.set(market.spec.id, riskArrays(market, ticks.ticks))
+}
+
 /** The mark on the tick and the ±band around it, inward to the tick. */
 export function markTicks(market: MarketRuntime, price: string): MarkTicks {
   const inTicks = D(price).div(market.tick)
@@ -51,7 +59,7 @@ export function markTicks(market: MarketRuntime, price: string): MarkTicks {
 function setMark(ctx: Ctx, market: MarketRuntime, mark: Omit<Mark, 'engineTs' | 'marketId'>): void {
   const stored: Mark = { marketId: market.spec.id, engineTs: ctx.now, ...mark }
   ctx.state.marks.set(stored.marketId, stored)
-  ctx.state.markTicks.set(stored.marketId, markTicks(market, stored.price))
+  setDerived(ctx.state, market, stored.price)
   ctx.changes.marks.push(stored)
   ctx.emit(
     streams.marks(market.spec.family),

@@ -1,16 +1,16 @@
 // Linear orders: placement, cancel, modify, cancel-all. Every check runs before anything changes, in a
 // fixed order, so a refused command leaves the state exactly as it was.
 import { DomainError } from '../../domain/errors.js'
-import { CLIENT_ORDER_ID, MARGIN_MODES, ORDER_TYPES, SIDES, TIME_IN_FORCE, type OrderSpec } from '../../domain/orders.js'
+import { CLIENT_ORDER_ID, MARGIN_MODES, ORDER_TYPES, SIDES, TIME_IN_FORCE, type MarginMode, type OrderSpec } from '../../domain/orders.js'
 import type { Account } from '../account.js'
 import { BUY, SELL } from '../book/types.js'
 import type { Ctx } from '../context.js'
 import type { MarketRuntime } from '../marketRuntime.js'
 import { matchOrder } from '../matching.js'
 import { remainingLots, type Order } from '../order.js'
-import { closeOrder, newOrder, rest } from '../orderLifecycle.js'
-import { reservationFor, reserve } from '../reservations.js'
-import { governingMark, perpsMargin, requireMargin } from '../risk.js'
+import { closeOrder, newOrder, rest, retire } from '../orderLifecycle.js'
+import { reservationFor, reserve, without } from '../reservations.js'
+import { checkOrderMargin, governingMark } from '../margin.js'
 import { orderView } from '../views.js'
 
 const isLots = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) > 0
@@ -57,20 +57,36 @@ function checkBand(market: MarketRuntime, priceTicks: number, band: { bandLow: n
   }
 }
 
-/** Refuses an order the account cannot fund: spot from the spot bucket, linear from perps margin. */
-export function checkFunds(ctx: Ctx, account: Account, market: MarketRuntime, side: 'buy' | 'sell', reduceOnly: boolean, priceTicks: number, lots: number, releasing = 0n): void {
-  const need = reservationFor(market, side, reduceOnly, priceTicks, lots) - releasing
-  if (need <= 0n) return
-  if (market.spec.type === 'spot') {
-    const available = side === 'buy'
-      ? account.balance('spot') - account.spotLocked
-      : BigInt(account.holding(market.spec.id) - (account.baseLocked.get(market.spec.id) ?? 0))
-    if (need > available) {
-      throw new DomainError('INSUFFICIENT_BALANCE', side === 'buy' ? 'Spot bucket lacks the USDC for this order' : 'Not enough of the asset to sell')
-    }
-    return
+/** Refuses a spot order the spot bucket (buys) or the holding (sells) cannot fund. */
+export function checkSpotFunds(account: Account, market: MarketRuntime, side: 'buy' | 'sell', priceTicks: number, lots: number): void {
+  const need = reservationFor(market, side, priceTicks, lots)
+  const available = side === 'buy'
+    ? account.balance('spot') - account.spotLocked
+    : BigInt(account.holding(market.spec.id) - (account.baseLocked.get(market.spec.id) ?? 0))
+  if (need > available) {
+    throw new DomainError('INSUFFICIENT_BALANCE', side === 'buy' ? 'Spot bucket lacks the USDC for this order' : 'Not enough of the asset to sell')
   }
-  requireMargin(need, perpsMargin(ctx.state, account).available)
+}
+
+/** Orders of one account in one linear market share a margin mode, and so does its position. */
+export function checkMarginMode(ctx: Ctx, account: Account, market: MarketRuntime, mode: MarginMode, leaving: readonly Order[] = []): void {
+  if (market.spec.type === 'spot') return
+  const position = account.positions.get(market.spec.id)
+  let other: MarginMode | null = position && position.lots !== 0 ? position.marginMode : null
+  for (const id of account.marketOrders.get(market.spec.id) ?? []) {
+    if (other) break
+    if (!leaving.some((o) => o.id === id)) other = ctx.state.orders.get(id)!.marginMode
+  }
+  if (other && other !== mode) {
+    throw new DomainError('INVALID_REQUEST', `Your ${market.spec.id} position and orders are ${other}; this order must be ${other} too`, { marginMode: other })
+  }
+}
+
+/** Funds or margin for an order that may rest or trade at `priceTicks`; market orders are margined at the mark. */
+export function checkFunds(ctx: Ctx, account: Account, market: MarketRuntime, o: { side: 'buy' | 'sell'; reduceOnly: boolean; marginMode: MarginMode | null }, priceTicks: number, lots: number): void {
+  if (market.spec.type === 'spot') return checkSpotFunds(account, market, o.side, priceTicks, lots)
+  if (o.reduceOnly) return
+  checkOrderMargin(ctx.state, account, [{ market, side: o.side, lots, priceTicks }], o.marginMode === 'isolated')
 }
 
 function checkReduceOnly(account: Account, market: MarketRuntime, side: 'buy' | 'sell', lots: number): void {
@@ -92,11 +108,15 @@ function admit(ctx: Ctx, account: Account, market: MarketRuntime, spec: OrderSpe
   const { ticks } = governingMark(ctx, market)
   if (spec.priceTicks !== null) checkBand(market, spec.priceTicks, ticks)
   const limit = spec.priceTicks ?? (spec.side === 'buy' ? ticks.bandHigh : ticks.bandLow)
+  checkMarginMode(ctx, account, market, spec.marginMode)
   if (spec.reduceOnly) checkReduceOnly(account, market, spec.side, spec.lots)
   if (spec.postOnly && market.book.wouldCross(spec.side === 'buy' ? BUY : SELL, limit)) {
     throw new DomainError('POST_ONLY_WOULD_CROSS', 'Post-only order would cross the book')
   }
-  checkFunds(ctx, account, market, spec.side, spec.reduceOnly, limit, spec.lots)
+  // A spot market buy is funded at its protection price (the worst it may pay); a linear market order
+  // is margined at the mark, where it is expected to fill.
+  const fundingPrice = spec.priceTicks ?? (market.spec.type === 'spot' ? limit : ticks.ticks)
+  checkFunds(ctx, account, market, spec, fundingPrice, spec.lots)
   return limit
 }
 
@@ -112,8 +132,6 @@ function execute(ctx: Ctx, market: MarketRuntime, order: Order, limit: number): 
   const left = matchOrder(ctx, market, order, limit)
   if (left === 0) {
     order.status = 'filled'
-    ctx.state.orders.delete(order.id)
-    ctx.state.accounts.get(order.userId)!.openOrders.delete(order.id)
   } else if (order.type === 'limit' && order.timeInForce === 'gtc') {
     rest(ctx, market, order)
     return
@@ -173,7 +191,7 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
     throw new DomainError('POST_ONLY_WOULD_CROSS', 'Post-only order would cross the book')
   }
   if (order.reduceOnly && newLots > order.lots) checkReduceOnly(account, market, order.side, newLots - order.filledLots)
-  checkFunds(ctx, account, market, order.side, order.reduceOnly, newPrice, newLots - order.filledLots, order.reserved)
+  without(account, market, [order], () => checkFunds(ctx, account, market, order, newPrice, newLots - order.filledLots))
 
   order.updatedAt = ctx.now
   if (!repriced && newLots < order.lots) {
@@ -193,9 +211,7 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
     const left = matchOrder(ctx, market, order, newPrice)
     if (left === 0) {
       order.status = 'filled'
-      reserve(account, market, order)
-      ctx.state.orders.delete(order.id)
-      account.openOrders.delete(order.id)
+      retire(ctx, account, market, order)
       ctx.touchOrder(order)
     } else {
       rest(ctx, market, order)

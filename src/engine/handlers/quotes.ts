@@ -5,10 +5,10 @@ import type { OrderSpec } from '../../domain/orders.js'
 import { BUY, SELL } from '../book/types.js'
 import type { Ctx } from '../context.js'
 import { newOrder, rest } from '../orderLifecycle.js'
-import { reservationFor } from '../reservations.js'
-import { governingMark, perpsMargin, requireMargin } from '../risk.js'
+import { checkOrderMargin, governingMark } from '../margin.js'
+import { reservationFor, without } from '../reservations.js'
 import { orderView } from '../views.js'
-import { cancelOrders, linearMarket, openOrdersOf, tradingAccount } from './orders.js'
+import { cancelOrders, checkMarginMode, linearMarket, openOrdersOf, tradingAccount } from './orders.js'
 
 export const MAX_BULK_QUOTES = 100
 
@@ -56,25 +56,27 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
     if (crosses) throw new DomainError('POST_ONLY_WOULD_CROSS', `The ${spec.side} quote at ${market.prices.format(price)} would cross the book`)
     if (spec.side === 'buy') bestBid = Math.max(bestBid, price)
     else bestAsk = Math.min(bestAsk, price)
-    const need = reservationFor(market, spec.side, false, price, spec.lots)
-    if (spec.side === 'buy') buyNeed += need
-    else sellNeed += need
+    if (market.spec.type === 'spot') {
+      const need = reservationFor(market, spec.side, price, spec.lots)
+      if (spec.side === 'buy') buyNeed += need
+      else sellNeed += need
+    }
   }
   if (bestBid >= bestAsk) throw new DomainError('INVALID_PRICE', 'The quote\'s bids must be below its asks')
 
-  let releasedBuy = 0n
-  let releasedSell = 0n
-  for (const o of toCancel) {
-    if (o.side === 'buy') releasedBuy += o.reserved
-    else releasedSell += o.reserved
-  }
-  if (market.spec.type === 'spot') {
-    const spot = account.balance('spot') - account.spotLocked + releasedBuy
-    const base = BigInt(account.holding(marketId) - (account.baseLocked.get(marketId) ?? 0)) + releasedSell
-    if (buyNeed > spot || sellNeed > base) throw new DomainError('INSUFFICIENT_BALANCE', 'The quote cannot be funded')
-  } else {
-    requireMargin(buyNeed + sellNeed, perpsMargin(ctx.state, account).available + releasedBuy + releasedSell)
-  }
+  const mode = specs[0]?.marginMode ?? 'cross'
+  if (specs.some((s) => s.marginMode !== mode)) throw new DomainError('INVALID_REQUEST', 'A quote\'s orders share one margin mode')
+  // Funds and margin as they will be once the cancellations are done.
+  without(account, market, toCancel, () => {
+    if (market.spec.type === 'spot') {
+      const spot = account.balance('spot') - account.spotLocked
+      const base = BigInt(account.holding(marketId) - (account.baseLocked.get(marketId) ?? 0))
+      if (buyNeed > spot || sellNeed > base) throw new DomainError('INSUFFICIENT_BALANCE', 'The quote cannot be funded')
+    } else if (specs.length > 0) {
+      checkMarginMode(ctx, account, market, mode, toCancel)
+      checkOrderMargin(ctx.state, account, specs.map((s) => ({ market, side: s.side, lots: s.lots, priceTicks: s.priceTicks! })), mode === 'isolated')
+    }
+  })
 
   const canceled = cancelOrders(ctx, toCancel, 'replaced_by_quote')
   const results = specs.map((spec) => {

@@ -1,0 +1,102 @@
+// Portfolio margin (DESIGN.md §6), pure and exact. Each instrument has a risk array: its P&L per lot
+// under a grid of underlying moves, ±{1/3, 2/3, 1}·R and 0, plus ±2R counted at 35%. A family's
+// requirement is the worst scenario loss of all its positions and open orders together, so a long
+// perpetual offsets a short future. Families of one asset class earn a correlation credit when their
+// worst scenarios lie in opposite directions.
+//
+// Integers only: an array entry is a numerator over SCENARIO_DENOMINATOR (moves in thirds of R,
+// weights in twentieths, R in millionths), so summing and comparing is exact and the requirement is
+// rounded up once, in the exchange's favour.
+
+export interface Scenario {
+  /** Underlying move in thirds of the range R (−6 … 6). */
+  thirds: number
+  /** Weight in twentieths: 20 = counted in full, 7 = 35% (the extreme moves). */
+  weight20: number
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  { thirds: -3, weight20: 20 },
+  { thirds: -2, weight20: 20 },
+  { thirds: -1, weight20: 20 },
+  { thirds: 0, weight20: 20 },
+  { thirds: 1, weight20: 20 },
+  { thirds: 2, weight20: 20 },
+  { thirds: 3, weight20: 20 },
+  { thirds: -6, weight20: 7 },
+  { thirds: 6, weight20: 7 },
+]
+
+export const SCENARIO_DENOMINATOR = 3n * 20n * 1_000_000n
+
+/** Per-lot P&L numerators of a linear instrument worth `valuePerLot` micro-USDC, for a range R in millionths. */
+export function linearRiskArray(valuePerLot: bigint, rangeMillionths: bigint): bigint[] {
+  return SCENARIOS.map((s) => valuePerLot * rangeMillionths * BigInt(s.thirds * s.weight20))
+}
+
+/** One instrument of a family as the margin sees it. */
+export interface Exposure {
+  /** Per-lot P&L numerators, one per scenario (linearRiskArray). */
+  array: readonly bigint[]
+  /** Signed position in lots. */
+  lots: number
+  /** Lots of open buy and sell orders that could add to the position. */
+  buyLots: number
+  sellLots: number
+  /** What filling all open buys (sells) would lose at once against the mark, micro-USDC (≥ 0). */
+  buyCost: bigint
+  sellCost: bigint
+}
+
+export interface FamilyRisk {
+  /** Worst scenario loss, micro-USDC, rounded up; 0 when no scenario loses. */
+  requirement: bigint
+  /** Direction of the worst scenario's move: −1 down, 1 up, 0 none. */
+  direction: -1 | 0 | 1
+}
+
+/**
+ * Worst scenario loss of the family. Open orders count on their worse side in every scenario: the
+ * position as if all buys filled, or as if all sells filled, whichever loses more there.
+ */
+export function familyRisk(exposures: readonly Exposure[]): FamilyRisk {
+  let worst = 0n
+  let direction: -1 | 0 | 1 = 0
+  SCENARIOS.forEach((s, k) => {
+    let pnl = 0n
+    for (const e of exposures) {
+      const a = e.array[k]!
+      const asBuys = BigInt(e.lots + e.buyLots) * a - e.buyCost * SCENARIO_DENOMINATOR
+      const asSells = BigInt(e.lots - e.sellLots) * a - e.sellCost * SCENARIO_DENOMINATOR
+      pnl += asBuys < asSells ? asBuys : asSells
+    }
+    if (-pnl > worst) {
+      worst = -pnl
+      direction = s.thirds < 0 ? -1 : s.thirds > 0 ? 1 : 0
+    }
+  })
+  return { requirement: (worst + SCENARIO_DENOMINATOR - 1n) / SCENARIO_DENOMINATOR, direction }
+}
+
+/**
+ * The requirement of several families. Within an asset class, families whose worst moves are opposite
+ * offset each other: the class earns creditPct% of the smaller of the two sides' requirements
+ * (rounded down, in the exchange's favour).
+ */
+export function portfolioRequirement(families: ReadonlyArray<FamilyRisk & { assetClass: string }>, creditPct: Readonly<Record<string, number>>): bigint {
+  let total = 0n
+  const sides = new Map<string, { up: bigint; down: bigint }>()
+  for (const f of families) {
+    total += f.requirement
+    if (f.direction === 0) continue
+    let s = sides.get(f.assetClass)
+    if (!s) sides.set(f.assetClass, (s = { up: 0n, down: 0n }))
+    if (f.direction > 0) s.up += f.requirement
+    else s.down += f.requirement
+  }
+  for (const [assetClass, s] of sides) {
+    const smaller = s.up < s.down ? s.up : s.down
+    total -= (smaller * BigInt(Math.round((creditPct[assetClass] ?? 0) * 100))) / 10_000n
+  }
+  return total
+}
