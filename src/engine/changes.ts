@@ -7,6 +7,7 @@ import type { Account, Position } from './account.js'
 import type { Reply } from './commands.js'
 import type { EngineEvent } from './events.js'
 import type { Order } from './order.js'
+import type { FundingRow } from './perpetual.js'
 import type { Mark } from './state.js'
 
 export interface ReplyOut {
@@ -56,6 +57,7 @@ export class Changes {
   /** Accounts whose balances changed (all their buckets are written). */
   readonly balances = new Set<Account>()
   readonly ledger: LedgerRow[] = []
+  readonly funding: FundingRow[] = []
   /** Accounts whose dead man's switch was armed, refreshed or disarmed. */
   readonly deadman = new Set<Account>()
   readonly events: EngineEvent[] = []

@@ -23,6 +23,7 @@ export const streams = {
   prices: (marketId: string) => `prices:${marketId}`,
   marks: (family: string) => `marks:${family}`,
   trades: (marketId: string) => `trades:${marketId}`,
+  funding: (marketId: string) => `funding:${marketId}`,
   markets: 'markets',
   /** Private streams, one per user. */
   orders: (userId: string) => `orders:${userId}`,

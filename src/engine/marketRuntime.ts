@@ -5,6 +5,7 @@ import { isLinear, type MarketSpec, type MarketStatus } from '../domain/market.j
 import { scaleOf, type Scale } from '../domain/scale.js'
 import { OrderBook } from './book/orderBook.js'
 import { streams } from './events.js'
+import type { PerpState } from './perpetual.js'
 
 /** Rates are integers in millionths: a fee of 5 bps is 500, a margin of 10% is 100,000. */
 export const RATE_ONE = 1_000_000n
@@ -19,6 +20,8 @@ export class MarketRuntime {
   bookSeq: number
   settledAtMs: number | null = null
   settlementPrice: string | null = null
+  /** Perpetuals: premium EMA and funding accumulator. */
+  perp: PerpState | null = null
   readonly tick: Decimal
   readonly step: Decimal
   /** Ticks → price string and lots → quantity string, for events and rows. */

@@ -10,11 +10,35 @@ import type { Account } from './account.js'
 import { BUY, SELL } from './book/types.js'
 import { setDerived } from './handlers/marks.js'
 import { MarketRuntime } from './marketRuntime.js'
+import type { PerpState } from './perpetual.js'
 import { isWaiting, remainingLots, type Order } from './order.js'
 import { reserve, trackOpen } from './reservations.js'
 import { EngineState, type Mark } from './state.js'
 
-export const SNAPSHOT_VERSION = 2
+export const SNAPSHOT_VERSION = 3
+
+/** A market's running engine state beyond its book (stored in markets.engineState too). */
+export interface MarketEngineState {
+  perp?: PerpState
+}
+
+/** Keys in one fixed order: PostgreSQL's jsonb reorders them, and the snapshot must stay canonical. */
+const perpState = (p: PerpState): PerpState => ({
+  premiumEma: p.premiumEma,
+  periodEnd: p.periodEnd,
+  accum: p.accum,
+  accumTo: p.accumTo,
+  current: p.current,
+  lastRate: p.lastRate,
+})
+
+export function marketEngineState(m: MarketRuntime): MarketEngineState {
+  return m.perp ? { perp: perpState(m.perp) } : {}
+}
+
+export function restoreMarketEngineState(m: MarketRuntime, s: MarketEngineState | undefined): void {
+  if (s?.perp) m.perp = perpState(s.perp)
+}
 
 export interface PositionSnapshot {
   marketId: string
@@ -67,7 +91,7 @@ export interface EngineSnapshot {
   version: number
   now: number
   counters: Array<[string, number]>
-  markets: Array<{ spec: MarketSpec; status: MarketStatus; bookSeq: number; settledAtMs: number | null; settlementPrice: string | null }>
+  markets: Array<{ spec: MarketSpec; status: MarketStatus; bookSeq: number; settledAtMs: number | null; settlementPrice: string | null; engineState: MarketEngineState }>
   marks: Mark[]
   accounts: AccountSnapshot[]
   /** Open orders in time priority. */
@@ -113,7 +137,7 @@ export function takeSnapshot(state: EngineState): EngineSnapshot {
     now: state.now,
     counters: [...state.counters.entries()].sort(byKey(([k]) => k)),
     markets: [...state.markets.values()]
-      .map((m) => ({ spec: canonicalSpec(m.spec), status: m.status, bookSeq: m.bookSeq, settledAtMs: m.settledAtMs, settlementPrice: m.settlementPrice }))
+      .map((m) => ({ spec: canonicalSpec(m.spec), status: m.status, bookSeq: m.bookSeq, settledAtMs: m.settledAtMs, settlementPrice: m.settlementPrice, engineState: marketEngineState(m) }))
       .sort(byKey((m) => m.spec.id)),
     marks: [...state.marks.values()]
       .map((m) => ({ marketId: m.marketId, price: m.price, indexPrice: m.indexPrice, source: m.source, sourceTs: m.sourceTs, engineTs: m.engineTs }))
@@ -133,6 +157,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     const market = new MarketRuntime(canonicalSpec(m.spec), m.status, m.bookSeq)
     market.settledAtMs = m.settledAtMs
     market.settlementPrice = m.settlementPrice
+    restoreMarketEngineState(market, m.engineState)
     state.markets.set(m.spec.id, market)
   }
   for (const mark of snap.marks) {

@@ -6,6 +6,8 @@ import { D, formatDecimal, microToString } from '../domain/decimal.js'
 import type { Changes } from '../engine/changes.js'
 import type { MarketRuntime } from '../engine/marketRuntime.js'
 import type { EngineState } from '../engine/state.js'
+import { rateString } from '../engine/perpetual.js'
+import { marketEngineState } from '../engine/snapshot.js'
 import { ENGINE } from './engineOffsets.js'
 import { inTransaction } from './pg.js'
 
@@ -30,7 +32,7 @@ function marketRow(m: MarketRuntime) {
     fundingIntervalMs: s.fundingIntervalMs, fundingMaxRateBps: s.fundingMaxRateBps, expiry: iso(s.expiryMs),
     strike: s.strike, optionType: s.optionType, staleMarkMs: s.staleMarkMs, initialMarginPct: s.initialMarginPct,
     maintenanceMarginPct: s.maintenanceMarginPct, listedAt: iso(s.listedAtMs), settledAt: iso(m.settledAtMs),
-    settlementPrice: m.settlementPrice, bookSeq: m.bookSeq,
+    settlementPrice: m.settlementPrice, bookSeq: m.bookSeq, engineState: marketEngineState(m),
   }
 }
 
@@ -49,7 +51,7 @@ function statements(state: EngineState, c: Changes): Statement[] {
     out.push([
       `INSERT INTO markets SELECT * FROM json_populate_recordset(NULL::markets, $1::json)
        ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, "bookSeq" = EXCLUDED."bookSeq",
-         "settledAt" = EXCLUDED."settledAt", "settlementPrice" = EXCLUDED."settlementPrice"`,
+         "settledAt" = EXCLUDED."settledAt", "settlementPrice" = EXCLUDED."settlementPrice", "engineState" = EXCLUDED."engineState"`,
       [...c.markets].map((id) => marketRow(market(id))),
     ])
   }
@@ -126,6 +128,18 @@ function statements(state: EngineState, c: Changes): Statement[] {
         userId: l.userId, bucket: l.bucket, amount: microToString(l.amount), balanceAfter: microToString(l.balanceAfter),
         kind: l.kind, refId: l.refId, createdAt: iso(l.at),
       })),
+    ])
+  }
+  if (c.funding.length > 0) {
+    out.push([
+      `INSERT INTO funding_payments SELECT * FROM json_populate_recordset(NULL::funding_payments, $1::json)`,
+      c.funding.map((f) => {
+        const m = market(f.marketId)
+        return {
+          id: f.id, userId: f.userId, marketId: f.marketId, periodEnd: iso(f.periodEnd), rate: rateString(f.rate),
+          quantity: m.quantities.format(f.lots), markPrice: m.prices.format(f.markTicks), amount: microToString(f.amount), createdAt: iso(f.at),
+        }
+      }),
     ])
   }
   if (c.deadman.size > 0) {

@@ -99,7 +99,7 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
     version: SNAPSHOT_VERSION,
     now,
     counters: Object.entries(counters),
-    markets: markets.map((m) => ({ spec: m.spec, status: m.status, bookSeq: m.bookSeq, settledAtMs: m.settledAtMs, settlementPrice: m.settlementPrice })),
+    markets: markets.map((m) => ({ spec: m.spec, status: m.status, bookSeq: m.bookSeq, settledAtMs: m.settledAtMs, settlementPrice: m.settlementPrice, engineState: m.engineState })),
     marks: marks.rows.map((r) => ({
       marketId: r.marketId,
       price: numeric(r.price),

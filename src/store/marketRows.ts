@@ -1,4 +1,5 @@
 // Market rows to domain values, for both pg (NUMERIC as text) and Prisma (Decimal objects) reads.
+import type { MarketEngineState } from '../engine/snapshot.js'
 import { canonicalSpec, type AssetClass, type Family, type MarketSpec, type MarketStatus, type MarketType, type OptionType } from '../domain/market.js'
 
 type Numeric = string | { toFixed(): string }
@@ -38,6 +39,7 @@ export interface MarketRow {
   settledAt: Date | null
   settlementPrice: Numeric | null
   bookSeq: string | bigint
+  engineState: unknown
 }
 
 /** A market as listed: its spec plus what changes over its life. */
@@ -47,6 +49,8 @@ export interface ListedMarket {
   bookSeq: number
   settledAtMs: number | null
   settlementPrice: string | null
+  /** The engine's running state of the market (perpetual funding, settlement TWAP). */
+  engineState: MarketEngineState
 }
 
 export function listedMarket(r: MarketRow): ListedMarket {
@@ -78,5 +82,6 @@ export function listedMarket(r: MarketRow): ListedMarket {
     bookSeq: Number(r.bookSeq),
     settledAtMs: r.settledAt ? r.settledAt.getTime() : null,
     settlementPrice: numeric(r.settlementPrice),
+    engineState: (r.engineState ?? {}) as MarketEngineState,
   }
 }

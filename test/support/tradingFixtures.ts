@@ -1,5 +1,6 @@
 // A trading engine for unit tests: the catalog listed, fresh marks on every market, funded users, and
 // order builders that go through the same validator the API uses.
+import type { Bucket } from '../../src/domain/buckets.js'
 import { parseLinearOrder, type OrderRequest, type OrderSpec } from '../../src/domain/orders.js'
 import type { Command, Reply } from '../../src/engine/commands.js'
 import { Engine } from '../../src/engine/engine.js'
@@ -64,7 +65,7 @@ export class TradingHarness {
     return r.value
   }
 
-  balance(userId: string, bucket: 'wallet' | 'spot' | 'perps' | 'options' | 'fees' | 'clearing' | 'external'): bigint {
+  balance(userId: string, bucket: Bucket): bigint {
     return this.engine.state.accounts.get(userId)?.balance(bucket) ?? 0n
   }
 }

@@ -4,6 +4,7 @@ import { canonicalSpec, type MarketSpec } from '../../domain/market.js'
 import type { Ctx } from '../context.js'
 import { streams } from '../events.js'
 import { MarketRuntime, invalidSpec } from '../marketRuntime.js'
+import { newPerpState } from '../perpetual.js'
 
 export function marketOrThrow(ctx: Ctx, marketId: string): MarketRuntime {
   const market = ctx.state.markets.get(marketId)
@@ -26,6 +27,7 @@ export function listMarkets(ctx: Ctx, specs: MarketSpec[]): string[] {
   for (const spec of specs) {
     if (ctx.state.markets.has(spec.id)) continue
     const market = new MarketRuntime(canonicalSpec({ ...spec, listedAtMs: ctx.now }))
+    if (market.spec.type === 'perpetual') market.perp = newPerpState(market, ctx.now)
     ctx.state.markets.set(spec.id, market)
     listed.push(spec.id)
     emitStatus(ctx, market)

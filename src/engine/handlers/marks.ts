@@ -3,13 +3,13 @@
 // of its inputs, so staleness propagates and checks fail closed.
 import { DomainError } from '../../domain/errors.js'
 import { D, formatDecimal, parseDecimal } from '../../domain/decimal.js'
-import { curveIndex } from '../../domain/pricing/curveIndex.js'
 import type { MarkInput } from '../commands.js'
 import type { Ctx } from '../context.js'
 import { streams } from '../events.js'
 import type { MarketRuntime } from '../marketRuntime.js'
 import type { EngineState, Mark, MarkTicks } from '../state.js'
 import { riskArrays } from '../margin.js'
+import { refreshPerpetual } from '../perpetual.js'
 
 /** How far a source clock may run ahead of the engine's before its observation is refused. */
 export const MAX_SOURCE_SKEW_MS = 1_000
@@ -89,46 +89,23 @@ export function updateMarks(ctx: Ctx, inputs: MarkInput[]): { accepted: number }
     families.add(market.spec.family)
     accepted++
   })
-  for (const family of families) refreshPerpetualIndex(ctx, family)
+  for (const family of families) refreshPerpetual(ctx, family, (p, mark, idx, ts) => setPerpMark(ctx, p, mark, idx, ts))
   return { accepted }
 }
 
-/** The family's front and next futures still trading at the engine's time, nearest first. */
-export function liveFutures(ctx: Ctx, family: string): MarketRuntime[] {
-  const out: MarketRuntime[] = []
-  for (const m of ctx.state.markets.values()) {
-    if (m.spec.family === family && m.spec.type === 'future' && m.status !== 'settled' && m.spec.expiryMs! > ctx.now) {
-      out.push(m)
-    }
-  }
-  return out.sort((a, b) => a.spec.expiryMs! - b.spec.expiryMs!)
+/** Records a perpetual's mark (index + premium) when it moved; false when unchanged. */
+function setPerpMark(ctx: Ctx, perp: MarketRuntime, markTicks: number, indexTicks: number, sourceTs: number): boolean {
+  const price = perp.prices.format(markTicks)
+  const indexPrice = perp.prices.format(indexTicks)
+  const prev = ctx.state.marks.get(perp.spec.id)
+  if (prev && prev.price === price && prev.indexPrice === indexPrice && prev.sourceTs === sourceTs) return false
+  setMark(ctx, perp, { price, indexPrice, source: 'curve', sourceTs })
+  return true
 }
 
-/** Recomputes the family's perpetual mark from the futures curve; emits PerpPrice when it moved. */
-export function refreshPerpetualIndex(ctx: Ctx, family: string): void {
-  let perp: MarketRuntime | undefined
+/** Every perpetual's mark and funding, brought up to the engine's time (the scheduler's Tick). */
+export function refreshPerpetuals(ctx: Ctx): void {
   for (const m of ctx.state.markets.values()) {
-    if (m.spec.family === family && m.spec.type === 'perpetual') perp = m
+    if (m.spec.type === 'perpetual' && m.status !== 'settled') refreshPerpetual(ctx, m.spec.family, (p, mark, idx, ts) => setPerpMark(ctx, p, mark, idx, ts))
   }
-  if (!perp) return
-  const [f1, f2] = liveFutures(ctx, family)
-  const m1 = f1 && ctx.state.marks.get(f1.spec.id)
-  if (!f1 || !m1) return
-  const m2 = f2 && ctx.state.marks.get(f2.spec.id)
-  const index = curveIndex({
-    nowMs: ctx.now,
-    f1: { price: D(m1.price), expiryMs: f1.spec.expiryMs!, sourceTs: m1.sourceTs },
-    f2: f2 && m2 ? { price: D(m2.price), expiryMs: f2.spec.expiryMs!, sourceTs: m2.sourceTs } : null,
-    tick: perp.tick,
-  })
-  const price = formatDecimal(index.price)
-  const prev = ctx.state.marks.get(perp.spec.id)
-  if (prev && prev.price === price && prev.sourceTs === index.sourceTs) return
-  setMark(ctx, perp, { price, indexPrice: price, source: 'curve', sourceTs: index.sourceTs })
-  ctx.emit(
-    streams.prices(perp.spec.id),
-    'PerpPrice',
-    { kind: 'price', symbol: perp.spec.id, price, tsMs: ctx.now },
-    index.sourceTs,
-  )
 }

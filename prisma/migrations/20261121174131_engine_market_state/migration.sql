@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "markets" ADD COLUMN     "engineState" JSONB NOT NULL DEFAULT '{}';
