@@ -74,6 +74,7 @@ export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status
 export function retire(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): void {
   reserve(account, market, order)
   ctx.state.orders.delete(order.id)
+  ctx.state.waiting.get(order.marketId)?.delete(order)
   account.openOrders.delete(order.id)
   trackOpen(account, order, false)
 }

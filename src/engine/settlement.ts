@@ -11,6 +11,7 @@ import type { Order } from './order.js'
 import { retire } from './orderLifecycle.js'
 import { reserve } from './reservations.js'
 import { FillPayload, TradePayload } from './payloads.js'
+import { armAttached } from './triggers.js'
 
 /** The account's position in a market, created flat when first needed. */
 export function positionIn(account: Account, marketId: string, mode: MarginMode, now: number): Position {
@@ -108,6 +109,8 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   const makerFee = applyRate(notional, market.makerFee)
   const matchId = engineId(ctx.now, state.next('match'))
 
+  const takerBefore = taker.filledLots
+  const makerBefore = maker.filledLots
   taker.filledLots += lots
   taker.updatedAt = ctx.now
   maker.filledLots += lots
@@ -149,6 +152,8 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   ctx.emit(market.streams.trades, 'Trade', new TradePayload(market, matchId, priceTicks, lots, taker.side, ctx.now))
   ctx.emit(takerAccount.streams.fills, 'Fill', new FillPayload(market, takerFill))
   ctx.emit(makerAccount.streams.fills, 'Fill', new FillPayload(market, makerFill))
+  armAttached(ctx, market, taker, takerBefore)
+  armAttached(ctx, market, maker, makerBefore)
   ctx.touchOrder(taker)
   ctx.touchOrder(maker)
 }

@@ -179,7 +179,11 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     const order: Order = { ...o, reserved: 0n, heldLots: 0, heldPrice: 0 }
     const market = state.markets.get(o.marketId)!
     const account = state.account(o.userId)
-    if (!isWaiting(order)) market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
+    if (isWaiting(order)) {
+      let waiting = state.waiting.get(o.marketId)
+      if (!waiting) state.waiting.set(o.marketId, (waiting = new Set()))
+      waiting.add(order)
+    } else market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
     state.orders.set(o.id, order)
     account.openOrders.add(o.id)
     trackOpen(account, order, true)

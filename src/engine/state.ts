@@ -38,6 +38,8 @@ export class EngineState {
   readonly accounts = new Map<string, Account>()
   /** Open orders by id. A closed order leaves the state once written. */
   readonly orders = new Map<string, Order>()
+  /** Derived (not serialized): conditional orders waiting for their trigger, per market. */
+  readonly waiting = new Map<string, Set<Order>>()
   /** Accounts with an armed dead man's switch. */
   readonly armed = new Set<string>()
   /** Per-stream event sequences and id counters, by name. */

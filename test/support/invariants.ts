@@ -3,7 +3,7 @@
 import { expect } from 'vitest'
 import { BUY, SELL } from '../../src/engine/book/types.js'
 import type { Changes } from '../../src/engine/changes.js'
-import { remainingLots } from '../../src/engine/order.js'
+import { isWaiting, remainingLots } from '../../src/engine/order.js'
 import type { EngineState } from '../../src/engine/state.js'
 
 /** Running totals across batches, to compare the state against what was written. */
@@ -63,12 +63,18 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     if (bid !== undefined && ask !== undefined) expect(bid, `${m.spec.id} book is not crossed`).toBeLessThan(ask)
     booked += m.book.size
   }
-  expect(booked, 'every resting order is an open order').toBe(state.orders.size)
+  const waiting = [...state.orders.values()].filter(isWaiting)
+  expect(booked, 'every resting order is an open order').toBe(state.orders.size - waiting.length)
+  expect(new Set(waiting), 'the waiting index holds exactly the waiting orders').toEqual(new Set([...state.waiting.values()].flatMap((s) => [...s])))
   for (const o of state.orders.values()) {
+    expect(o.status).toBe('open')
+    if (isWaiting(o)) {
+      expect(state.markets.get(o.marketId)!.book.get(o.id), `waiting order ${o.id} is not in the book`).toBeUndefined()
+      continue
+    }
     const b = state.markets.get(o.marketId)!.book.get(o.id)
     expect(b, `open order ${o.id} rests in its book`).toBeDefined()
     expect([b!.remaining, b!.price, b!.side, b!.seq]).toEqual([remainingLots(o), o.priceTicks, o.side === 'buy' ? BUY : SELL, o.seq])
-    expect(o.status).toBe('open')
   }
 
   // Money: double entry sums to zero; every balance equals its ledger.
@@ -110,7 +116,7 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
         if (o.side === 'buy') spotLocked += o.reserved
         else base.set(o.marketId, (base.get(o.marketId) ?? 0) + Number(o.reserved))
       } else if (o.marginMode === 'isolated') isolatedOrderMargin += o.reserved
-      else if (!o.reduceOnly) {
+      else if (!o.reduceOnly && !isWaiting(o)) {
         const e = exposure.get(o.marketId) ?? { buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }
         const rem = o.lots - o.filledLots
         if (o.side === 'buy') (e.buyLots += rem), (e.buyTickLots += BigInt(rem) * BigInt(o.priceTicks!))

@@ -77,6 +77,14 @@ export class RandomTrading {
     const pos = state.accounts.get(userId)?.positions.get(m.id)?.lots ?? 0
     const reduceOnly = pos !== 0 && this.rng() < 0.1
     const postOnly = type === 'limit' && tif === 'gtc' && this.rng() < 0.15
+    const mid = this.mids.get(m.id)!
+    const at = (f: number) => this.price(m.id, 1, 'buy', false).replace(/^.*$/, (mid * f).toFixed(m.tickSize.split('.')[1]?.length ?? 0))
+    const conditional = m.type !== 'spot' ? this.rng() : 1
+    // Some stops (beyond the mark, to be triggered by its moves), some orders carrying a take-profit
+    // and a stop-loss; the checks refuse the ones on the wrong side.
+    const stopPrice = conditional < 0.08 ? at(side === 'buy' ? 1.002 : 0.998) : undefined
+    const takeProfitPrice = conditional >= 0.08 && conditional < 0.16 && !reduceOnly ? at(side === 'buy' ? 1.004 : 0.996) : undefined
+    const stopLossPrice = takeProfitPrice ? at(side === 'buy' ? 0.996 : 1.004) : undefined
     return parseLinearOrder(
       {
         marketId: m.id,
@@ -89,6 +97,9 @@ export class RandomTrading {
         reduceOnly,
         clientOrderId: this.rng() < 0.2 ? `c${Math.floor(this.rng() * 5_000)}` : undefined,
         marginMode: m.type !== 'spot' && this.rng() < 0.15 ? 'isolated' : 'cross',
+        stopPrice,
+        takeProfitPrice,
+        stopLossPrice,
       },
       m,
       `o${++this.seq}`,
@@ -101,8 +112,8 @@ export class RandomTrading {
     const r = this.rng()
     const userId = this.pick(this.users)
     const open = [...state.orders.values()]
-    if (r < 0.02) {
-      for (const m of this.markets) if (m.type !== 'perpetual') this.mids.set(m.id, this.mids.get(m.id)! * (1 + (this.rng() - 0.5) * 0.004))
+    if (r < 0.03) {
+      for (const m of this.markets) if (m.type !== 'perpetual') this.mids.set(m.id, this.mids.get(m.id)! * (1 + (this.rng() - 0.5) * 0.006))
       return this.marks()
     }
     if (r < 0.6) return this.env({ type: 'PlaceOrder', userId, order: this.orderSpec(userId, state) })

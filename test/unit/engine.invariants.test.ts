@@ -18,6 +18,7 @@ describe('randomized trading', () => {
     const totals = new Ledgers(engine.state)
     const recorded: CommandEnvelope[] = []
     const outcomes = new Map<string, number>()
+    const endings = new Map<string, number>()
     const apply = (env: CommandEnvelope) => {
       recorded.push(env)
       const r = engine.apply(env)
@@ -34,7 +35,9 @@ describe('randomized trading', () => {
     for (let i = 0; i < COMMANDS; i++) {
       apply(gen.next(engine.state))
       if ((i + 1) % BATCH === 0) {
-        totals.absorb(engine.takeChanges())
+        const c = engine.takeChanges()
+        for (const o of c.orders.values()) if (o.triggeredAt !== null && o.status !== 'open') endings.set(`triggered:${o.status}`, (endings.get(`triggered:${o.status}`) ?? 0) + 1)
+        totals.absorb(c)
         checkInvariants(engine.state, totals)
       }
     }
@@ -44,6 +47,9 @@ describe('randomized trading', () => {
     // The mix really was mixed: trades happened and every kind of command met success and refusal.
     const isolated = [...engine.state.accounts.values()].flatMap((a) => [...a.positions.values()]).filter((p) => p.marginMode === 'isolated' && p.lots !== 0)
     expect(isolated.length).toBeGreaterThan(0)
+    // Conditional orders fired, some trading and some refused at their trigger.
+    expect(endings.get('triggered:filled') ?? 0).toBeGreaterThan(0)
+    expect(endings.get('triggered:rejected') ?? 0).toBeGreaterThan(0)
     expect(totals.fills).toBeGreaterThan(5_000)
     for (const kind of ['PlaceOrder:ok', 'CancelOrder:ok', 'ModifyOrder:ok', 'PlaceQuotes:ok', 'Transfer:ok', 'CancelAll:ok', 'PlaceOrder:POST_ONLY_WOULD_CROSS', 'CancelOrder:ORDER_NOT_FOUND', 'Transfer:SAME_BUCKET']) {
       expect(outcomes.get(kind) ?? 0, kind).toBeGreaterThan(0)

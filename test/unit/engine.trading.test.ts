@@ -177,7 +177,7 @@ describe('refusals change nothing', () => {
     refused('bob', { marketId: SPOT, side: 'sell', price: '95000', quantity: '0.001' }, 'INSUFFICIENT_BALANCE')
   })
 
-  it('refuses an unknown market, an account that does not exist, and a conditional order for now', () => {
+  it('refuses an unknown market and an account that does not exist', () => {
     refused('bob', { marketId: 'BTC-2026-12-18-100000-C', side: 'buy', price: '0.01', quantity: '0.01' }, 'INVALID_MARKET_ID')
     expect(h.place('nobody', { side: 'buy', price: '95000', quantity: '0.1' })).toMatchObject({ ok: false, code: 'ACCOUNT_NOT_FOUND' })
   })

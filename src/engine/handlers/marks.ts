@@ -10,6 +10,7 @@ import type { MarketRuntime } from '../marketRuntime.js'
 import type { EngineState, Mark, MarkTicks } from '../state.js'
 import { riskArrays } from '../margin.js'
 import { refreshPerpetual } from '../perpetual.js'
+import { fireTriggers } from '../triggers.js'
 
 /** How far a source clock may run ahead of the engine's before its observation is refused. */
 export const MAX_SOURCE_SKEW_MS = 1_000
@@ -60,6 +61,7 @@ function setMark(ctx: Ctx, market: MarketRuntime, mark: Omit<Mark, 'engineTs' | 
   const stored: Mark = { marketId: market.spec.id, engineTs: ctx.now, ...mark }
   ctx.state.marks.set(stored.marketId, stored)
   setDerived(ctx.state, market, stored.price)
+  fireTriggers(ctx, market)
   ctx.changes.marks.push(stored)
   ctx.emit(
     streams.marks(market.spec.family),

@@ -7,8 +7,9 @@ import { BUY, SELL } from '../book/types.js'
 import type { Ctx } from '../context.js'
 import type { MarketRuntime } from '../marketRuntime.js'
 import { matchOrder } from '../matching.js'
-import { remainingLots, type Order } from '../order.js'
+import { isWaiting, remainingLots, type Order } from '../order.js'
 import { closeOrder, newOrder, rest, retire } from '../orderLifecycle.js'
+import { checkAttached, checkStop, siblingOf, wait } from '../triggers.js'
 import { reservationFor, reserve, without } from '../reservations.js'
 import { checkOrderMargin, governingMark } from '../margin.js'
 import { orderView } from '../views.js'
@@ -96,15 +97,12 @@ function checkReduceOnly(account: Account, market: MarketRuntime, side: 'buy' | 
 }
 
 /** All the checks of a new order against the live state; returns the price it may trade up to. */
-function admit(ctx: Ctx, account: Account, market: MarketRuntime, spec: OrderSpec): number {
-  if (spec.clientOrderId !== null) {
-    const existing = account.clientOrderIds.get(spec.clientOrderId)
-    if (existing) throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`, { existingOrderId: existing })
-  }
-  if (ctx.state.orders.has(spec.id)) throw new DomainError('INVALID_REQUEST', 'Order id already used')
-  if (spec.stopTicks !== null || spec.takeProfitTicks !== null || spec.stopLossTicks !== null) {
-    throw new DomainError('INVALID_REQUEST', 'Conditional orders (stopPrice, takeProfitPrice, stopLossPrice) are not accepted yet')
-  }
+/** What admission looks at: a new order's spec, or a conditional order at its trigger. */
+export type Admissible = Pick<OrderSpec, 'side' | 'type' | 'priceTicks' | 'lots' | 'postOnly' | 'reduceOnly' | 'marginMode'>
+
+/** The checks of an order about to trade or rest; returns the price it may trade up to. */
+export function admit(ctx: Ctx, account: Account, market: MarketRuntime, spec: Admissible): number {
+  requireActive(market)
   const { ticks } = governingMark(ctx, market)
   if (spec.priceTicks !== null) checkBand(market, spec.priceTicks, ticks)
   const limit = spec.priceTicks ?? (spec.side === 'buy' ? ticks.bandHigh : ticks.bandLow)
@@ -121,7 +119,7 @@ function admit(ctx: Ctx, account: Account, market: MarketRuntime, spec: OrderSpe
 }
 
 /** Trades an admitted order and rests or ends what is left. */
-function execute(ctx: Ctx, market: MarketRuntime, order: Order, limit: number): void {
+export function execute(ctx: Ctx, market: MarketRuntime, order: Order, limit: number): void {
   const side = order.side === 'buy' ? BUY : SELL
   if (order.timeInForce === 'fok' && market.book.fillableLots(side, limit, order.userId, remainingLots(order)) < remainingLots(order)) {
     order.status = 'canceled'
@@ -148,10 +146,23 @@ export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec): unknown {
   checkSpec(spec, market)
   requireActive(market)
   const account = tradingAccount(ctx, userId)
-  const limit = admit(ctx, account, market, spec)
-  const order = newOrder(ctx, userId, spec)
+  if (spec.clientOrderId !== null) {
+    const existing = account.clientOrderIds.get(spec.clientOrderId)
+    if (existing) throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`, { existingOrderId: existing })
+  }
+  if (ctx.state.orders.has(spec.id)) throw new DomainError('INVALID_REQUEST', 'Order id already used')
+  let order: Order
+  if (spec.stopTicks !== null) {
+    checkStop(ctx, account, market, spec)
+    order = newOrder(ctx, userId, spec)
+    wait(ctx, market, order)
+  } else {
+    checkAttached(ctx, market, spec)
+    const limit = admit(ctx, account, market, spec)
+    order = newOrder(ctx, userId, spec)
+    execute(ctx, market, order, limit)
+  }
   if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
-  execute(ctx, market, order, limit)
   return ctx.replying ? orderView(order, market) : null
 }
 
@@ -164,7 +175,10 @@ function ownOpenOrder(ctx: Ctx, userId: string, orderId: string): Order {
 export function cancelOrder(ctx: Ctx, userId: string, orderId: string): unknown {
   const order = ownOpenOrder(ctx, userId, orderId)
   const market = ctx.state.markets.get(order.marketId)!
-  closeOrder(ctx, market, order, 'canceled', 'user', true)
+  // A take-profit / stop-loss pair is one decision: cancelling either cancels both.
+  const sibling = siblingOf(ctx, order)
+  closeOrder(ctx, market, order, 'canceled', 'user', !isWaiting(order))
+  if (sibling) closeOrder(ctx, market, sibling, 'canceled', 'user', false)
   return ctx.replying ? orderView(order, market) : null
 }
 
@@ -178,6 +192,7 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
   requireActive(market)
   if (priceTicks !== null && !isLots(priceTicks)) throw new DomainError('INVALID_PRICE', 'Invalid price')
   if (lots !== null && (!isLots(lots) || lots < market.minLots)) throw new DomainError('INVALID_QUANTITY', 'Invalid quantity')
+  if (isWaiting(order)) return modifyWaiting(ctx, market, order, priceTicks, lots)
   const newPrice = priceTicks ?? order.priceTicks!
   const newLots = lots ?? order.lots
   if (newLots <= order.filledLots) {
@@ -220,6 +235,21 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
   return ctx.replying ? orderView(order, market) : null
 }
 
+/**
+ * A conditional order still waiting changes in place: nothing rests and nothing is held until it
+ * fires, when the new price and quantity are checked like any order's. A take-profit / stop-loss
+ * follows its parent's fills and is not modified directly.
+ */
+function modifyWaiting(ctx: Ctx, market: MarketRuntime, order: Order, priceTicks: number | null, lots: number | null): unknown {
+  if (order.parentOrderId !== null) throw new DomainError('INVALID_REQUEST', 'A take-profit or stop-loss follows its order; cancel the pair instead')
+  if (priceTicks !== null && order.type === 'market') throw new DomainError('INVALID_PRICE', 'A stop market order has no price')
+  if (priceTicks !== null) order.priceTicks = priceTicks
+  if (lots !== null) order.lots = lots
+  order.updatedAt = ctx.now
+  ctx.touchOrder(order)
+  return ctx.replying ? orderView(order, market) : null
+}
+
 export interface CancelFilter {
   marketId?: string | null
   quoteId?: string | null
@@ -240,7 +270,7 @@ export function openOrdersOf(ctx: Ctx, account: Account, filter: CancelFilter = 
 }
 
 export function cancelOrders(ctx: Ctx, orders: readonly Order[], reason: string): string[] {
-  for (const o of orders) closeOrder(ctx, ctx.state.markets.get(o.marketId)!, o, 'canceled', reason, true)
+  for (const o of orders) if (o.status === 'open') closeOrder(ctx, ctx.state.markets.get(o.marketId)!, o, 'canceled', reason, !isWaiting(o))
   return orders.map((o) => o.id)
 }
 

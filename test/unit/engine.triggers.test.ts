@@ -1,0 +1,103 @@
+// Conditional orders: stops triggered by the mark, take-profit / stop-loss pairs armed by fills.
+import { beforeEach, describe, expect, it } from 'vitest'
+import { Engine } from '../../src/engine/engine.js'
+import { restoreSnapshot, serializeSnapshot, stateHash } from '../../src/engine/snapshot.js'
+import { envelope } from '../support/engineFixtures.js'
+import { PERP, TradingHarness } from '../support/tradingFixtures.js'
+
+let h: TradingHarness
+const order = (id: string) => h.engine.state.orders.get(id)
+const book = () => h.engine.state.markets.get(PERP)!.book
+const position = (u: string) => h.engine.state.accounts.get(u)!.positions.get(PERP)?.lots ?? 0
+
+beforeEach(() => {
+  h = new TradingHarness()
+  for (const u of ['alice', 'bob', 'mm']) h.fund(u)
+  // liquidity on both sides, well away from the mark
+  h.placeOk('mm', { side: 'sell', price: '97000', quantity: '5' })
+  h.placeOk('mm', { side: 'buy', price: '93000', quantity: '5' })
+})
+
+describe('stop orders', () => {
+  it('wait outside the book until the mark crosses the stop, then trade as placed', () => {
+    const stop = h.placeOk('alice', { side: 'buy', type: 'market', quantity: '0.5', stopPrice: '96000' })
+    expect(stop).toMatchObject({ status: 'open', stopPrice: '96000', triggeredAt: null, filledQuantity: '0' })
+    expect(book().get(stop.id)).toBeUndefined()
+    h.marks({ BTC: '95900' })
+    expect(order(stop.id)!.triggeredAt).toBeNull()
+    // The perpetual's mark is the index plus a small premium EMA: move the index through the stop.
+    h.marks({ BTC: '96100' })
+    const changes = h.engine.takeChanges()
+    const fired = changes.orders.get(stop.id)!
+    expect(fired).toMatchObject({ status: 'filled', filledLots: 500, triggeredAt: h.now })
+    expect(changes.fills.filter((f) => f.orderId === stop.id).map((f) => f.priceTicks)).toEqual([970_000])
+    expect(position('alice')).toBe(500)
+  })
+
+  it('refuse a stop that would fire at once', () => {
+    expect(h.place('alice', { side: 'buy', type: 'market', quantity: '0.5', stopPrice: '94000' })).toMatchObject({ ok: false, code: 'INVALID_PRICE' })
+    expect(h.place('alice', { side: 'sell', type: 'market', quantity: '0.5', stopPrice: '96000' })).toMatchObject({ ok: false, code: 'INVALID_PRICE' })
+  })
+
+  it('end rejected, with the refusal as the reason, when the triggered order fails its checks', () => {
+    const stop = h.placeOk('alice', { side: 'sell', type: 'market', quantity: '0.5', stopPrice: '94000', reduceOnly: true })
+    h.marks({ BTC: '93900' })
+    expect(h.engine.takeChanges().orders.get(stop.id)).toMatchObject({ status: 'rejected', cancelReason: 'REDUCE_ONLY_VIOLATION', triggeredAt: h.now })
+    expect(order(stop.id)).toBeUndefined()
+  })
+
+  it('can be cancelled while waiting', () => {
+    const stop = h.placeOk('alice', { side: 'buy', price: '96500', quantity: '0.5', stopPrice: '96000' })
+    expect(h.ok({ type: 'CancelOrder', userId: 'alice', orderId: stop.id })).toMatchObject({ status: 'canceled', triggeredAt: null })
+    h.marks({ BTC: '96100' })
+    expect(position('alice')).toBe(0)
+  })
+})
+
+describe('take-profit and stop-loss', () => {
+  it('arm a reduce-only pair sized to the parent\'s fills, and the one that fires cancels the other', () => {
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.3' })
+    const parent = h.placeOk('alice', { side: 'buy', price: '95100', quantity: '1', takeProfitPrice: '96000', stopLossPrice: '94000' })
+    const tp = order(`${parent.id}:tp`)!
+    const sl = order(`${parent.id}:sl`)!
+    expect(tp).toMatchObject({ side: 'sell', reduceOnly: true, lots: 300, parentOrderId: parent.id, stopTicks: 960_000, triggeredAt: null })
+    expect(sl).toMatchObject({ side: 'sell', reduceOnly: true, lots: 300, stopTicks: 940_000 })
+    // the rest of the parent fills later: the pair follows
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.7' })
+    expect([tp.lots, sl.lots]).toEqual([1_000, 1_000])
+    // the mark rises to the take-profit: it sells the position; the stop-loss is cancelled
+    h.placeOk('mm', { side: 'buy', price: '95900', quantity: '2' })
+    h.marks({ BTC: '96000' })
+    const changes = h.engine.takeChanges()
+    expect(changes.orders.get(tp.id)).toMatchObject({ status: 'filled', filledLots: 1_000 })
+    expect(changes.orders.get(sl.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
+    expect(position('alice')).toBe(0)
+  })
+
+  it('cancel as a pair', () => {
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '1' })
+    const parent = h.placeOk('alice', { side: 'buy', price: '95100', quantity: '1', takeProfitPrice: '96000', stopLossPrice: '94000' })
+    h.ok({ type: 'CancelOrder', userId: 'alice', orderId: `${parent.id}:sl` })
+    expect(order(`${parent.id}:tp`)).toBeUndefined()
+    expect(order(`${parent.id}:sl`)).toBeUndefined()
+  })
+
+  it('must sit on the profitable and the losing side of the order\'s price', () => {
+    expect(h.place('alice', { side: 'buy', price: '95100', quantity: '1', takeProfitPrice: '95000' })).toMatchObject({ ok: false, code: 'INVALID_PRICE' })
+    expect(h.place('alice', { side: 'sell', price: '95100', quantity: '1', stopLossPrice: '95000' })).toMatchObject({ ok: false, code: 'INVALID_PRICE' })
+    expect(h.place('alice', { side: 'buy', price: '95100', quantity: '1', takeProfitPrice: '96000', reduceOnly: true })).toMatchObject({ ok: false, code: 'INVALID_REQUEST' })
+  })
+
+  it('survive a snapshot: a restored engine fires them the same way', () => {
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '1' })
+    h.placeOk('alice', { side: 'buy', price: '95100', quantity: '1', takeProfitPrice: '96000', stopLossPrice: '94000' })
+    h.placeOk('alice', { side: 'sell', type: 'market', quantity: '0.1', stopPrice: '93500', reduceOnly: true })
+    const restored = new Engine(restoreSnapshot(JSON.parse(serializeSnapshot(h.engine.state))))
+    expect(stateHash(restored.state)).toBe(stateHash(h.engine.state))
+    const drop = { type: 'UpdateMarks' as const, marks: [h.legs.f1.id, h.legs.f2.id, 'BTC-USDC-SPOT'].map((marketId) => ({ marketId, price: '93400', source: 'test', sourceTs: h.now })) }
+    h.engine.apply(envelope(drop, h.now))
+    restored.apply(envelope(drop, h.now))
+    expect(stateHash(restored.state)).toBe(stateHash(h.engine.state))
+    expect(position('alice')).toBe(0) // the stop-loss fired (the reduce-only stop found nothing left)
+  })
+})
