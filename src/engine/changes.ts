@@ -8,6 +8,7 @@ import type { Reply } from './commands.js'
 import type { EngineEvent } from './events.js'
 import type { Order } from './order.js'
 import type { FundingRow } from './perpetual.js'
+import type { PositionEventRow } from './positionEvents.js'
 import type { Mark } from './state.js'
 
 export interface ReplyOut {
@@ -58,6 +59,7 @@ export class Changes {
   readonly balances = new Set<Account>()
   readonly ledger: LedgerRow[] = []
   readonly funding: FundingRow[] = []
+  readonly positionEvents: PositionEventRow[] = []
   /** Accounts whose dead man's switch was armed, refreshed or disarmed. */
   readonly deadman = new Set<Account>()
   readonly events: EngineEvent[] = []

@@ -12,7 +12,7 @@ import type { EngineEvent } from './events.js'
 import { cancelAllAfter, fireDeadmanSwitches } from './handlers/deadman.js'
 import { faucet, genesis, transfer } from './handlers/funds.js'
 import { expireMarket, listMarkets, setMarketStatus } from './handlers/markets.js'
-import { refreshPerpetuals, updateMarks } from './handlers/marks.js'
+import { onTick, updateMarks } from './handlers/marks.js'
 import { cancelAll, cancelOrder, modifyOrder, placeOrder } from './handlers/orders.js'
 import { placeQuotes } from './handlers/quotes.js'
 import type { MarketRuntime } from './marketRuntime.js'
@@ -106,7 +106,7 @@ export class Engine implements Ctx {
       case 'CancelAllAfter':
         return cancelAllAfter(this, cmd.userId, cmd.timeoutMs)
       case 'Tick':
-        refreshPerpetuals(this)
+        onTick(this)
         return { deadmanFired: fireDeadmanSwitches(this) }
       case 'Transfer':
         return transfer(this, cmd.userId, cmd.from, cmd.to, cmd.amountMicro, commandId)

@@ -6,6 +6,7 @@ import { scaleOf, type Scale } from '../domain/scale.js'
 import { OrderBook } from './book/orderBook.js'
 import { streams } from './events.js'
 import type { PerpState } from './perpetual.js'
+import type { TwapState } from './expiry.js'
 
 /** Rates are integers in millionths: a fee of 5 bps is 500, a margin of 10% is 100,000. */
 export const RATE_ONE = 1_000_000n
@@ -22,6 +23,8 @@ export class MarketRuntime {
   settlementPrice: string | null = null
   /** Perpetuals: premium EMA and funding accumulator. */
   perp: PerpState | null = null
+  /** Futures in their last 30 minutes: the spot TWAP they settle at. */
+  twap: TwapState | null = null
   readonly tick: Decimal
   readonly step: Decimal
   /** Ticks → price string and lots → quantity string, for events and rows. */

@@ -88,7 +88,7 @@ function index(ctx: Ctx, perp: MarketRuntime): { ticks: number; sourceTs: number
  */
 export function refreshPerpetual(ctx: Ctx, family: string, setMark: (perp: MarketRuntime, markTicks: number, indexTicks: number, sourceTs: number) => boolean): void {
   const perp = perpetualOf(ctx, family)
-  if (!perp?.perp) return
+  if (!perp?.perp || perp.status === 'settled') return
   advanceFunding(ctx, perp)
   const idx = index(ctx, perp)
   if (!idx) return

@@ -11,6 +11,7 @@ import { BUY, SELL } from './book/types.js'
 import { setDerived } from './handlers/marks.js'
 import { MarketRuntime } from './marketRuntime.js'
 import type { PerpState } from './perpetual.js'
+import type { TwapState } from './expiry.js'
 import { isWaiting, remainingLots, type Order } from './order.js'
 import { reserve, trackOpen } from './reservations.js'
 import { EngineState, type Mark } from './state.js'
@@ -20,6 +21,7 @@ export const SNAPSHOT_VERSION = 3
 /** A market's running engine state beyond its book (stored in markets.engineState too). */
 export interface MarketEngineState {
   perp?: PerpState
+  twap?: TwapState
 }
 
 /** Keys in one fixed order: PostgreSQL's jsonb reorders them, and the snapshot must stay canonical. */
@@ -32,12 +34,18 @@ const perpState = (p: PerpState): PerpState => ({
   lastRate: p.lastRate,
 })
 
+const twapState = (t: TwapState): TwapState => ({ sum: t.sum, ms: t.ms, at: t.at, ticks: t.ticks })
+
 export function marketEngineState(m: MarketRuntime): MarketEngineState {
-  return m.perp ? { perp: perpState(m.perp) } : {}
+  const s: MarketEngineState = {}
+  if (m.perp) s.perp = perpState(m.perp)
+  if (m.twap) s.twap = twapState(m.twap)
+  return s
 }
 
 export function restoreMarketEngineState(m: MarketRuntime, s: MarketEngineState | undefined): void {
   if (s?.perp) m.perp = perpState(s.perp)
+  if (s?.twap) m.twap = twapState(s.twap)
 }
 
 export interface PositionSnapshot {

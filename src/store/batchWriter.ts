@@ -142,6 +142,22 @@ function statements(state: EngineState, c: Changes): Statement[] {
       }),
     ])
   }
+  if (c.positionEvents.length > 0) {
+    out.push([
+      `INSERT INTO position_events SELECT * FROM json_populate_recordset(NULL::position_events, $1::json)`,
+      c.positionEvents.map((e) => {
+        const m = market(e.marketId)
+        return {
+          id: e.id, kind: e.kind, userId: e.userId, marketId: e.marketId, orderId: e.orderId, marginMode: e.marginMode,
+          quantity: m.quantities.format(e.lots), closedQuantity: m.quantities.format(e.closedLots),
+          price: e.closedLots === 0 ? null : avgPrice(m, e.notional, e.closedLots), realizedPnl: microToString(e.pnl),
+          fee: microToString(e.fee), insurance: microToString(e.insurance),
+          equity: e.equity === null ? null : microToString(e.equity),
+          maintenanceMargin: e.maintenanceMargin === null ? null : microToString(e.maintenanceMargin), createdAt: iso(e.at),
+        }
+      }),
+    ])
+  }
   if (c.deadman.size > 0) {
     out.push([
       `INSERT INTO dead_man_switches SELECT * FROM json_populate_recordset(NULL::dead_man_switches, $1::json)

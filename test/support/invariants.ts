@@ -14,6 +14,9 @@ export class Ledgers {
   fills = 0
   /** Σ fees the fill rows say were charged. */
   fees = 0n
+  funding = 0
+  liquidations = 0
+  settlements = 0
 
   constructor(private readonly state: EngineState) {}
 
@@ -22,6 +25,16 @@ export class Ledgers {
       const k = `${l.userId}|${l.bucket}`
       this.ledger.set(k, (this.ledger.get(k) ?? 0n) + l.amount)
       expect(l.balanceAfter, 'ledger balanceAfter is the running balance').toBe(this.ledger.get(k))
+    }
+    this.funding += c.funding.length
+    for (const e of c.positionEvents) {
+      if (e.kind === 'liquidation') this.liquidations++
+      else this.settlements++
+      // The position an event closed is what the fills and settlements say: settlements move lots too.
+      if (e.kind === 'settlement') {
+        const k = `${e.userId}|${e.marketId}`
+        this.lots.set(k, (this.lots.get(k) ?? 0) - e.lots)
+      }
     }
     const byMatch = new Map<string, typeof c.fills>()
     for (const f of c.fills) {
@@ -54,9 +67,13 @@ export class Ledgers {
 }
 
 export function checkInvariants(state: EngineState, totals: Ledgers): void {
-  // Books: internally consistent, never crossed, and exactly the open orders.
+  // Books: internally consistent, never crossed, and exactly the open orders; settled markets are empty.
   let booked = 0
   for (const m of state.markets.values()) {
+    if (m.status === 'settled') {
+      expect(m.book.size, `settled ${m.spec.id} has no orders`).toBe(0)
+      for (const a of state.accounts.values()) expect(a.positions.get(m.spec.id)?.lots ?? 0, `no position left in settled ${m.spec.id}`).toBe(0)
+    }
     m.book.validateInternalState()
     const bid = m.book.bestBid()
     const ask = m.book.bestAsk()

@@ -5,6 +5,7 @@ import { parseLinearOrder, type OrderSpec } from '../../src/domain/orders.js'
 import { mulberry32, type Rng } from '../../src/domain/prng.js'
 import type { Command, CommandEnvelope } from '../../src/engine/commands.js'
 import type { EngineState } from '../../src/engine/state.js'
+import type { MarketSpec } from '../../src/domain/market.js'
 import { catalogAt } from './engineFixtures.js'
 
 const USDC = 1_000_000n
@@ -14,7 +15,7 @@ export class RandomTrading {
   private readonly rng: Rng
   private seq = 0
   readonly users: string[]
-  readonly markets = catalogAt().filter((m) => m.type !== 'option' && (m.family === 'BTC' || m.family === 'XAUT'))
+  markets = catalogAt().filter((m) => m.type !== 'option' && (m.family === 'BTC' || m.family === 'XAUT'))
   private readonly mids = new Map<string, number>()
   now: number
 
@@ -106,6 +107,32 @@ export class RandomTrading {
     )
   }
 
+  /** The front futures of the generated families, which `expire()` settles. */
+  frontFutures(): MarketSpec[] {
+    return ['BTC', 'XAUT'].map((f) => this.markets.filter((m) => m.family === f && m.type === 'future').sort((a, b) => a.expiryMs! - b.expiryMs!)[0]!)
+  }
+
+  /** Moves the clock (time travel) and re-marks every market at once, so trading can go on. */
+  jumpTo(t: number): CommandEnvelope[] {
+    this.now = t
+    return [this.marks(), this.env({ type: 'Tick' })]
+  }
+
+  /**
+   * At the front futures' expiry: lists the next quarter (marked at its family's price) and expires the
+   * front futures, which settle; trading then goes on with the new curve.
+   */
+  expire(): CommandEnvelope[] {
+    const front = this.frontFutures()
+    this.now = front[0]!.expiryMs!
+    const listed = catalogAt(this.now).filter((m) => m.type === 'future' && (m.family === 'BTC' || m.family === 'XAUT') && !this.markets.some((x) => x.id === m.id))
+    for (const m of listed) this.mids.set(m.id, this.mids.get(front.find((f) => f.family === m.family)!.id)!)
+    const out = [this.env({ type: 'ListMarkets', markets: listed }), ...front.map((f) => this.env({ type: 'ExpireMarket', marketId: f.id }))]
+    this.markets = [...this.markets.filter((m) => !front.includes(m)), ...listed]
+    out.push(this.marks(), this.env({ type: 'Tick' }))
+    return out
+  }
+
   /** The next command, given the state so far (to pick live orders to cancel or modify). */
   next(state: EngineState): CommandEnvelope {
     this.now += 1 + Math.floor(this.rng() * 20)
@@ -113,9 +140,12 @@ export class RandomTrading {
     const userId = this.pick(this.users)
     const open = [...state.orders.values()]
     if (r < 0.03) {
-      for (const m of this.markets) if (m.type !== 'perpetual') this.mids.set(m.id, this.mids.get(m.id)! * (1 + (this.rng() - 0.5) * 0.006))
+      // Mostly small moves; now and then a crash or a spike of 4%, which liquidates the overextended.
+      const shock = this.rng() < 0.03 ? (this.rng() < 0.5 ? -0.04 : 0.04) : (this.rng() - 0.5) * 0.006
+      for (const m of this.markets) if (m.type !== 'perpetual') this.mids.set(m.id, this.mids.get(m.id)! * (1 + shock))
       return this.marks()
     }
+    if (r < 0.04) return this.env({ type: 'Tick' })
     if (r < 0.6) return this.env({ type: 'PlaceOrder', userId, order: this.orderSpec(userId, state) })
     if (r < 0.75) {
       const target = open.length > 0 && this.rng() < 0.9 ? this.pick(open) : null

@@ -32,7 +32,11 @@ describe('randomized trading', () => {
     totals.absorb(engine.takeChanges())
     checkInvariants(engine.state, totals)
 
+    const expiry = gen.frontFutures()[0]!.expiryMs!
     for (let i = 0; i < COMMANDS; i++) {
+      // Time travel: 45 minutes before the front futures expire (their settlement TWAP runs), then the expiry.
+      if (i === 30_000) for (const env of gen.jumpTo(expiry - 45 * 60_000)) apply(env)
+      if (i === 40_000) for (const env of gen.expire()) expect(apply(env).ok).toBe(true)
       apply(gen.next(engine.state))
       if ((i + 1) % BATCH === 0) {
         const c = engine.takeChanges()
@@ -47,6 +51,11 @@ describe('randomized trading', () => {
     // The mix really was mixed: trades happened and every kind of command met success and refusal.
     const isolated = [...engine.state.accounts.values()].flatMap((a) => [...a.positions.values()]).filter((p) => p.marginMode === 'isolated' && p.lots !== 0)
     expect(isolated.length).toBeGreaterThan(0)
+    // Funding was paid, some accounts were liquidated, and the front futures settled with the positions in them.
+    expect(totals.funding).toBeGreaterThan(0)
+    expect(totals.liquidations).toBeGreaterThan(0)
+    expect(totals.settlements).toBeGreaterThan(0)
+    for (const f of gen.frontFutures()) expect(engine.state.markets.get(f.id)).toBeDefined()
     // Conditional orders fired, some trading and some refused at their trigger.
     expect(endings.get('triggered:filled') ?? 0).toBeGreaterThan(0)
     expect(endings.get('triggered:rejected') ?? 0).toBeGreaterThan(0)

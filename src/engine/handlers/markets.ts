@@ -5,6 +5,7 @@ import type { Ctx } from '../context.js'
 import { streams } from '../events.js'
 import { MarketRuntime, invalidSpec } from '../marketRuntime.js'
 import { newPerpState } from '../perpetual.js'
+import { settleFuture } from '../expiry.js'
 
 export function marketOrThrow(ctx: Ctx, marketId: string): MarketRuntime {
   const market = ctx.state.markets.get(marketId)
@@ -53,6 +54,7 @@ export function expireMarket(ctx: Ctx, marketId: string): { marketId: string; st
     throw new DomainError('INVALID_REQUEST', `${marketId} has not expired`)
   }
   if (market.status !== 'settled') {
+    if (market.spec.type === 'future') settleFuture(ctx, market)
     market.status = 'settled'
     market.settledAtMs = ctx.now
     emitStatus(ctx, market)

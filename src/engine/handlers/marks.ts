@@ -11,6 +11,8 @@ import type { EngineState, Mark, MarkTicks } from '../state.js'
 import { riskArrays } from '../margin.js'
 import { refreshPerpetual } from '../perpetual.js'
 import { fireTriggers } from '../triggers.js'
+import { sampleSettlementTwaps } from '../expiry.js'
+import { checkLiquidations } from '../liquidation.js'
 
 /** How far a source clock may run ahead of the engine's before its observation is refused. */
 export const MAX_SOURCE_SKEW_MS = 1_000
@@ -75,6 +77,8 @@ function setMark(ctx: Ctx, market: MarketRuntime, mark: Omit<Mark, 'engineTs' | 
 export function updateMarks(ctx: Ctx, inputs: MarkInput[]): { accepted: number } {
   if (!Array.isArray(inputs) || inputs.length === 0) throw new DomainError('INVALID_REQUEST', 'marks must be a non-empty list')
   const markets = inputs.map((input) => validate(ctx, input))
+  // Close the outgoing spot prices' intervals in the settlement TWAPs before the marks move.
+  for (const family of new Set(markets.filter((m) => m.spec.type === 'spot').map((m) => m.spec.family))) sampleSettlementTwaps(ctx, family)
   const families = new Set<string>()
   let accepted = 0
   inputs.forEach((input, i) => {
@@ -91,7 +95,11 @@ export function updateMarks(ctx: Ctx, inputs: MarkInput[]): { accepted: number }
     families.add(market.spec.family)
     accepted++
   })
-  for (const family of families) refreshPerpetual(ctx, family, (p, mark, idx, ts) => setPerpMark(ctx, p, mark, idx, ts))
+  for (const family of families) {
+    refreshPerpetual(ctx, family, (p, mark, idx, ts) => setPerpMark(ctx, p, mark, idx, ts))
+    sampleSettlementTwaps(ctx, family)
+  }
+  checkLiquidations(ctx)
   return { accepted }
 }
 
@@ -105,9 +113,13 @@ function setPerpMark(ctx: Ctx, perp: MarketRuntime, markTicks: number, indexTick
   return true
 }
 
-/** Every perpetual's mark and funding, brought up to the engine's time (the scheduler's Tick). */
-export function refreshPerpetuals(ctx: Ctx): void {
-  for (const m of ctx.state.markets.values()) {
-    if (m.spec.type === 'perpetual' && m.status !== 'settled') refreshPerpetual(ctx, m.spec.family, (p, mark, idx, ts) => setPerpMark(ctx, p, mark, idx, ts))
+/** Time-driven work at the engine's time (the scheduler's Tick): perpetual marks and funding, settlement TWAPs, liquidations. */
+export function onTick(ctx: Ctx): void {
+  // In family order: a restored engine's maps iterate differently from a live one's.
+  const families = [...new Set([...ctx.state.markets.values()].map((m) => m.spec.family))].sort()
+  for (const family of families) {
+    refreshPerpetual(ctx, family, (p, mark, idx, ts) => setPerpMark(ctx, p, mark, idx, ts))
+    sampleSettlementTwaps(ctx, family)
   }
+  checkLiquidations(ctx)
 }
