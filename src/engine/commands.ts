@@ -29,6 +29,8 @@ export type Command =
   | { type: 'Transfer'; userId: string; from: UserBucket; to: UserBucket; amountMicro: string }
   // orders
   | { type: 'PlaceOrder'; userId: string; order: OrderSpec }
+  /** Runs PlaceOrder's checks and changes nothing. */
+  | { type: 'PreviewOrder'; userId: string; order: OrderSpec }
   | { type: 'CancelOrder'; userId: string; orderId: string }
   | { type: 'ModifyOrder'; userId: string; orderId: string; priceTicks: number | null; lots: number | null }
   | { type: 'CancelAll'; userId: string; marketId?: string | null; quoteId?: string | null; clientOrderId?: string | null }

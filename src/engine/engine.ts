@@ -15,6 +15,7 @@ import { expireMarket, listMarkets, setMarketStatus } from './handlers/markets.j
 import { onTick, updateMarks } from './handlers/marks.js'
 import { cancelAll, cancelOrder, modifyOrder, placeOrder } from './handlers/orders.js'
 import { placeQuotes } from './handlers/quotes.js'
+import { previewOrder } from './handlers/preview.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import { EngineState } from './state.js'
@@ -95,6 +96,8 @@ export class Engine implements Ctx {
     switch (cmd.type) {
       case 'PlaceOrder':
         return placeOrder(this, cmd.userId, cmd.order)
+      case 'PreviewOrder':
+        return previewOrder(this, cmd.userId, cmd.order)
       case 'CancelOrder':
         return cancelOrder(this, cmd.userId, cmd.orderId)
       case 'ModifyOrder':

@@ -34,7 +34,7 @@ function requireActive(market: MarketRuntime): void {
 }
 
 /** The engine's own look at a spec it did not build: integers where integers belong, enums in range. */
-function checkSpec(spec: OrderSpec, market: MarketRuntime): void {
+export function checkSpec(spec: OrderSpec, market: MarketRuntime): void {
   const bad = (code: 'INVALID_REQUEST' | 'INVALID_QUANTITY' | 'INVALID_PRICE' | 'INVALID_TIME_IN_FORCE', what: string) => {
     throw new DomainError(code, `Invalid ${what}`)
   }

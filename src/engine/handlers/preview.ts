@@ -1,0 +1,93 @@
+// Order preview: the placement checks, run exactly as placeOrder runs them, without changing anything.
+// It answers whether the order would be accepted (else the code it would get), what it adds to the
+// initial and maintenance margin, the fee it would pay, and — beyond the spec — an estimated
+// liquidation price of the resulting position.
+import { microToString } from '../../domain/decimal.js'
+import { DomainError } from '../../domain/errors.js'
+import type { OrderSpec } from '../../domain/orders.js'
+import type { Account } from '../account.js'
+import { BUY, SELL } from '../book/types.js'
+import type { Ctx } from '../context.js'
+import { crossMargin, orderMarginImpact } from '../margin.js'
+import { applyRate, type MarketRuntime } from '../marketRuntime.js'
+import { checkAttached, checkStop } from '../triggers.js'
+import { admit, checkSpec, linearMarket, tradingAccount } from './orders.js'
+
+export interface Preview {
+  approved: boolean
+  reason: string | null
+  marginImpact: { initialMargin: string; maintenanceMargin: string }
+  estimatedFee: string
+  liquidationPrice: string | null
+}
+
+export function previewOrder(ctx: Ctx, userId: string, spec: OrderSpec): Preview {
+  let reason: string | null = null
+  let market: MarketRuntime | null = null
+  let account: Account | null = null
+  try {
+    market = linearMarket(ctx, spec?.marketId)
+    checkSpec(spec, market)
+    account = tradingAccount(ctx, userId)
+    if (spec.clientOrderId !== null && account.clientOrderIds.has(spec.clientOrderId)) {
+      throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`)
+    }
+    if (spec.stopTicks !== null) checkStop(ctx, account, market, spec)
+    else {
+      checkAttached(ctx, market, spec)
+      admit(ctx, account, market, spec)
+    }
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err
+    reason = err.code
+  }
+  const zero = { approved: reason === null, reason, marginImpact: { initialMargin: '0', maintenanceMargin: '0' }, estimatedFee: '0', liquidationPrice: null }
+  const ticks = market && ctx.state.markTicks.get(market.spec.id)
+  if (!market || !account || !ticks) return zero
+  const price = spec.priceTicks ?? ticks.ticks
+  const notional = market.notional(price, spec.lots)
+  // Taker fee when it would trade on arrival, maker fee when it would rest.
+  const crosses = spec.type === 'market' || market.book.wouldCross(spec.side === 'buy' ? BUY : SELL, price)
+  const estimatedFee = microToString(applyRate(notional, crosses ? market.takerFee : market.makerFee))
+  if (market.spec.type === 'spot' || spec.reduceOnly) return { ...zero, estimatedFee }
+  let impact
+  try {
+    impact = orderMarginImpact(ctx.state, account, [{ market, side: spec.side, lots: spec.lots, priceTicks: price }], spec.marginMode === 'isolated')
+  } catch (err) {
+    if (err instanceof DomainError) return { ...zero, estimatedFee }
+    throw err
+  }
+  return {
+    approved: reason === null,
+    reason,
+    marginImpact: { initialMargin: microToString(impact.im), maintenanceMargin: microToString(impact.mm) },
+    estimatedFee,
+    liquidationPrice: liquidationPrice(ctx, account, market, spec, ticks.ticks),
+  }
+}
+
+/**
+ * Where the resulting position would be liquidated, other positions and marks held still: the price P
+ * at which equity + q·(P − mark) equals the maintenance margin of the others plus |q|·P·mmr. An
+ * estimate in floating point (the portfolio's scenario grid is not linear in P for every portfolio),
+ * rounded to the tick; null when there is none.
+ */
+function liquidationPrice(ctx: Ctx, account: Account, market: MarketRuntime, spec: OrderSpec, markTicks: number): string | null {
+  const held = account.positions.get(market.spec.id)
+  const q = (held?.lots ?? 0) + (spec.side === 'buy' ? spec.lots : -spec.lots)
+  if (q === 0) return null
+  const k = Number(market.microPerTickLot)
+  const r = Number(market.maintenanceMargin) / 1e6
+  let equity: number
+  let othersMm: number
+  if (spec.marginMode === 'isolated') {
+    equity = Number(held?.isolatedMargin ?? 0n) + Number(applyRate(market.notional(markTicks, spec.lots), market.initialMargin))
+    othersMm = 0
+  } else {
+    const m = crossMargin(ctx.state, account)
+    equity = Number(m.equity)
+    othersMm = Math.max(0, Number(m.mm) - Math.abs(held?.lots ?? 0) * markTicks * k * r)
+  }
+  const p = (othersMm - equity + q * k * markTicks) / (k * (q - Math.abs(q) * r))
+  return Number.isFinite(p) && p > 0 ? market.prices.format(Math.round(p)) : null
+}
