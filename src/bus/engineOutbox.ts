@@ -5,7 +5,16 @@ import type { Changes } from '../engine/changes.js'
 import type { EngineState } from '../engine/state.js'
 import { publishEvents } from './eventLog.js'
 import type { RedisKeys } from './keys.js'
-import { bookSnapshot, markView } from './mirrors.js'
+import { bookSnapshot, fundingView, markView } from './mirrors.js'
+
+function fundingViews(state: EngineState, marketIds: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const id of marketIds) {
+    const m = state.markets.get(id)
+    if (m?.perp) out.set(id, JSON.stringify(fundingView(m, state.now)))
+  }
+  return out
+}
 
 export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineState, changes: Changes): Promise<void> {
   const mirrors = redis.pipeline()
@@ -16,6 +25,8 @@ export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineS
     const latest = new Map(changes.marks.map((m) => [m.marketId, JSON.stringify(markView(m))]))
     mirrors.hset(keys.marks, Object.fromEntries(latest))
   }
+  const funding = fundingViews(state, [...changes.markets])
+  if (funding.size > 0) mirrors.hset(keys.funding, Object.fromEntries(funding))
   if (mirrors.length > 0) await mirrors.exec()
   await publishEvents(redis, keys, changes.events)
   if (changes.replies.length > 0) {
@@ -41,5 +52,7 @@ export async function rewriteMirrors(redis: Redis, keys: RedisKeys, state: Engin
   if (state.marks.size > 0) {
     p.hset(keys.marks, Object.fromEntries([...state.marks.values()].map((m) => [m.marketId, JSON.stringify(markView(m))])))
   }
+  const funding = fundingViews(state, [...state.markets.keys()])
+  if (funding.size > 0) p.hset(keys.funding, Object.fromEntries(funding))
   await p.exec()
 }

@@ -10,6 +10,8 @@
 //   {p}book:{marketId}        string   depth mirror: {marketId, sequence, bids, asks, timestamp}
 //   {p}marks                  hash     marketId → latest mark JSON
 //   {p}ev:{stream}            channel  live events of one stream (book:X, prices:X, marks:F, markets...)
+//   {p}funding                hash     perpetual marketId → {fundingRate (current period's estimate), lastRate, nextFundingAt}
+//   {p}feed:paused            string   "1" while an operator has paused the simulated mark feed
 //   {p}evlog:{stream}         stream   the same events, capped, for replay
 //   {p}auth:nonce:{nonce}     string   "1" for an issued, unused SIWE nonce; PX = NONCE_TTL_MS; GETDEL consumes
 //   {p}auth:session:{sid}     string   session record JSON {userId, address, createdAt}; PX = SESSION_TTL_MS;
@@ -31,6 +33,8 @@ export interface RedisKeys {
   readonly marks: string
   readonly authEvents: string
   replies(node: string): string
+  readonly funding: string
+  readonly feedPaused: string
   book(marketId: string): string
   eventChannel(stream: string): string
   eventLog(stream: string): string
@@ -52,6 +56,8 @@ export function redisKeys(prefix: string): RedisKeys {
     authEvents: `${prefix}auth:events`,
     replies: (node) => `${prefix}replies:${node}`,
     book: (marketId) => `${prefix}book:${marketId}`,
+    funding: `${prefix}funding`,
+    feedPaused: `${prefix}feed:paused`,
     eventChannel: (stream) => `${prefix}ev:${stream}`,
     eventLog: (stream) => `${prefix}evlog:${stream}`,
     siweNonce: (nonce) => `${prefix}auth:nonce:${nonce}`,

@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis'
 import { BUY, SELL } from '../engine/book/types.js'
 import type { MarketRuntime } from '../engine/marketRuntime.js'
+import { estimatedRate, rateString } from '../engine/perpetual.js'
 import type { Mark } from '../engine/state.js'
 import type { RedisKeys } from './keys.js'
 
@@ -22,6 +23,23 @@ export interface MarkView {
   source: string
   sourceTimestamp: number
   engineTs: number
+}
+
+/** A perpetual's funding as market statistics show it. */
+export interface FundingView {
+  /** The current period's rate so far (time-weighted premium, clamped). */
+  fundingRate: string
+  lastFundingRate: string
+  nextFundingAtMs: number
+}
+
+export function fundingView(m: MarketRuntime, now: number): FundingView {
+  return { fundingRate: rateString(estimatedRate(m, now)), lastFundingRate: rateString(m.perp!.lastRate), nextFundingAtMs: m.perp!.periodEnd }
+}
+
+export async function readFunding(redis: Redis, keys: RedisKeys): Promise<Map<string, FundingView>> {
+  const all = await redis.hgetall(keys.funding)
+  return new Map(Object.entries(all).map(([id, raw]) => [id, JSON.parse(raw) as FundingView]))
 }
 
 export function bookSnapshot(market: MarketRuntime, nowMs: number): BookSnapshot {

@@ -60,18 +60,32 @@ export interface FamilyRisk {
  * position as if all buys filled, or as if all sells filled, whichever loses more there.
  */
 export function familyRisk(exposures: readonly Exposure[]): FamilyRisk {
+  // Scenario P&L summed exposure by exposure, conversions hoisted: this runs twice per order check.
+  const pnl: bigint[] = SCENARIOS.map(() => 0n)
+  for (const e of exposures) {
+    const n = SCENARIOS.length
+    if (e.buyLots === 0 && e.sellLots === 0 && e.buyCost === 0n && e.sellCost === 0n) {
+      if (e.lots === 0) continue
+      const lots = BigInt(e.lots)
+      for (let k = 0; k < n; k++) pnl[k]! += lots * e.array[k]!
+      continue
+    }
+    const withBuys = BigInt(e.lots + e.buyLots)
+    const withSells = BigInt(e.lots - e.sellLots)
+    const buyCost = e.buyCost * SCENARIO_DENOMINATOR
+    const sellCost = e.sellCost * SCENARIO_DENOMINATOR
+    for (let k = 0; k < n; k++) {
+      const a = e.array[k]!
+      const asBuys = withBuys * a - buyCost
+      const asSells = withSells * a - sellCost
+      pnl[k]! += asBuys < asSells ? asBuys : asSells
+    }
+  }
   let worst = 0n
   let direction: -1 | 0 | 1 = 0
   SCENARIOS.forEach((s, k) => {
-    let pnl = 0n
-    for (const e of exposures) {
-      const a = e.array[k]!
-      const asBuys = BigInt(e.lots + e.buyLots) * a - e.buyCost * SCENARIO_DENOMINATOR
-      const asSells = BigInt(e.lots - e.sellLots) * a - e.sellCost * SCENARIO_DENOMINATOR
-      pnl += asBuys < asSells ? asBuys : asSells
-    }
-    if (-pnl > worst) {
-      worst = -pnl
+    if (-pnl[k]! > worst) {
+      worst = -pnl[k]!
       direction = s.thirds < 0 ? -1 : s.thirds > 0 ? 1 : 0
     }
   })

@@ -4,7 +4,7 @@
 import { CORRELATION_CREDIT } from '../domain/correlation.js'
 import { DomainError } from '../domain/errors.js'
 import { microToString } from '../domain/decimal.js'
-import { familyRisk, linearRiskArray, portfolioRequirement, type Exposure } from '../domain/risk.js'
+import { familyRisk, linearRiskArray, portfolioRequirement, type Exposure, type FamilyRisk } from '../domain/risk.js'
 import type { Account, OrderExposure, Position } from './account.js'
 import type { Ctx } from './context.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
@@ -65,6 +65,7 @@ export interface CrossMargin {
 const NO_ORDERS: OrderExposure = { buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }
 
 function exposure(market: MarketRuntime, arrays: RiskArrays, range: 'im' | 'mm', lots: number, o: OrderExposure): Exposure {
+  if (o.buyLots === 0 && o.sellLots === 0) return { array: arrays[range], lots, buyLots: 0, sellLots: 0, buyCost: 0n, sellCost: 0n }
   const k = market.microPerTickLot
   const m = BigInt(arrays.markTicks)
   const buyLoss = o.buyTickLots - m * BigInt(o.buyLots)
@@ -79,8 +80,23 @@ function exposure(market: MarketRuntime, arrays: RiskArrays, range: 'im' | 'mm',
   }
 }
 
-/** The cross margin of an account's perps bucket, optionally with more orders resting. */
-export function crossMargin(state: EngineState, account: Account, extra: readonly WhatIf[] = []): CrossMargin {
+/** Each family's worst-scenario risk, for the initial and the maintenance ranges. */
+interface FamilyRisks {
+  assetClass: string
+  im: FamilyRisk
+  mm: FamilyRisk
+}
+
+interface Portfolio {
+  equity: bigint
+  families: Map<string, FamilyRisks>
+}
+
+/**
+ * Equity and per-family risk of the perps bucket, with `extra` orders resting. With `only`, just those
+ * families' risks are computed (the others are left out): an order changes its own family alone.
+ */
+function portfolio(state: EngineState, account: Account, extra: readonly WhatIf[], only?: ReadonlySet<string>): Portfolio {
   let equity = account.balance('perps') - account.isolatedOrderMargin
   const lots = new Map<string, number>()
   for (const p of account.positions.values()) {
@@ -97,9 +113,10 @@ export function crossMargin(state: EngineState, account: Account, extra: readonl
   }
   const markets = new Set([...lots.keys(), ...account.exposure.keys()])
   for (const w of extra) markets.add(w.market.spec.id)
-  const families = new Map<string, { assetClass: string; im: Exposure[]; mm: Exposure[] }>()
+  const exposures = new Map<string, { assetClass: string; im: Exposure[]; mm: Exposure[] }>()
   for (const id of markets) {
     const market = state.markets.get(id)!
+    if (only && !only.has(market.spec.family)) continue
     const arrays = state.riskArrays.get(id)
     if (!arrays) throw new DomainError('NO_RISK_ARRAY', `No risk array for ${id}`, { marketId: id })
     let orders = account.exposure.get(id) ?? NO_ORDERS
@@ -110,15 +127,27 @@ export function crossMargin(state: EngineState, account: Account, extra: readonl
         ? { ...orders, buyLots: orders.buyLots + w.lots, buyTickLots: orders.buyTickLots + add }
         : { ...orders, sellLots: orders.sellLots + w.lots, sellTickLots: orders.sellTickLots + add }
     }
-    let f = families.get(market.spec.family)
-    if (!f) families.set(market.spec.family, (f = { assetClass: market.spec.assetClass, im: [], mm: [] }))
+    let f = exposures.get(market.spec.family)
+    if (!f) exposures.set(market.spec.family, (f = { assetClass: market.spec.assetClass, im: [], mm: [] }))
     const held = lots.get(id) ?? 0
     f.im.push(exposure(market, arrays, 'im', held, orders))
     f.mm.push(exposure(market, arrays, 'mm', held, orders))
   }
-  const im = portfolioRequirement([...families.values()].map((f) => ({ ...familyRisk(f.im), assetClass: f.assetClass })), CORRELATION_CREDIT)
-  const mm = portfolioRequirement([...families.values()].map((f) => ({ ...familyRisk(f.mm), assetClass: f.assetClass })), CORRELATION_CREDIT)
-  return { equity, im, mm, available: equity - im }
+  const families = new Map<string, FamilyRisks>()
+  for (const [family, f] of exposures) families.set(family, { assetClass: f.assetClass, im: familyRisk(f.im), mm: familyRisk(f.mm) })
+  return { equity, families }
+}
+
+function requirements(p: Portfolio): CrossMargin {
+  const families = [...p.families.values()]
+  const im = portfolioRequirement(families.map((f) => ({ ...f.im, assetClass: f.assetClass })), CORRELATION_CREDIT)
+  const mm = portfolioRequirement(families.map((f) => ({ ...f.mm, assetClass: f.assetClass })), CORRELATION_CREDIT)
+  return { equity: p.equity, im, mm, available: p.equity - im }
+}
+
+/** The cross margin of an account's perps bucket, optionally with more orders resting. */
+export function crossMargin(state: EngineState, account: Account, extra: readonly WhatIf[] = []): CrossMargin {
+  return requirements(portfolio(state, account, extra))
 }
 
 /** Initial margin one lot-quantity of an isolated position (or order) needs on its own. */
@@ -151,7 +180,8 @@ export interface MarginImpact {
  * own initial margin must fit in the cross available. `fits` false carries the INSUFFICIENT_MARGIN error.
  */
 export function orderMarginImpact(state: EngineState, account: Account, orders: readonly WhatIf[], isolated: boolean): MarginImpact & { refusal: DomainError | null } {
-  const before = crossMargin(state, account)
+  const held = portfolio(state, account, [])
+  const before = requirements(held)
   if (isolated) {
     let im = 0n
     let mm = 0n
@@ -161,7 +191,9 @@ export function orderMarginImpact(state: EngineState, account: Account, orders: 
     }
     return { im, mm, available: before.available, refusal: im > before.available ? insufficient(im, before.available) : null }
   }
-  const after = crossMargin(state, account, orders)
+  // Only the orders' families change; the others' risks carry over from before.
+  const changed = portfolio(state, account, orders, new Set(orders.map((w) => w.market.spec.family)))
+  const after = requirements({ equity: held.equity, families: new Map([...held.families, ...changed.families]) })
   const im = after.im - before.im
   return { im, mm: after.mm - before.mm, available: before.available, refusal: im > 0n && after.im > after.equity ? insufficient(im, before.available) : null }
 }

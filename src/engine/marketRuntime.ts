@@ -92,6 +92,10 @@ export function invalidSpec(spec: MarketSpec): string | null {
     if (d.isNegative() || !d.mul(perUnit).isInteger()) return `${name} must be non-negative with at most ${Math.log10(perUnit)} decimals`
   }
   if (!Number.isInteger(spec.priceBandBps) || spec.priceBandBps <= 0 || spec.priceBandBps >= 10_000) return 'priceBandBps out of range'
+  // Funding integrates premium (≤ the band, in 1e-10) × ms over a period in a double: keep it exact.
+  if (spec.type === 'perpetual' && !(spec.fundingIntervalMs! > 0 && spec.fundingIntervalMs! * spec.priceBandBps * 1_000_000 <= Number.MAX_SAFE_INTEGER)) {
+    return 'fundingIntervalMs × priceBandBps too large for exact funding integration'
+  }
   if ((spec.type === 'future' || spec.type === 'option') && spec.expiryMs === null) return 'expiry required'
   if (spec.type === 'option' && (spec.strike === null || spec.optionType === null)) return 'strike required'
   return null

@@ -39,6 +39,17 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services): v
     if (!m || !timingSafeEqual(digest(m[1]!), expected)) throw new DomainError('INVALID_TOKEN', 'Admin token required')
   }
 
+  // Pauses or resumes the simulated mark feed on whichever node runs it: with it paused, marks go
+  // stale and trading stops within the staleness threshold (fail closed).
+  app.post('/admin/feed', { preHandler: requireAdmin }, async (req) => {
+    const { enabled } = parse(z.object({ enabled: z.boolean() }), req.body)
+    const redis = services.marketData.redis
+    const key = services.marketData.keys.feedPaused
+    if (enabled) await redis.del(key)
+    else await redis.set(key, '1')
+    return { enabled }
+  })
+
   app.post('/admin/marks', { preHandler: requireAdmin }, async (req) => {
     const body = parse(marksBody, req.body)
     const now = Date.now()

@@ -87,6 +87,12 @@ const orderList = (path: string, open: boolean): RestRoute => ({
   headers: (data) => nextCursor(data['me'].orders),
 })
 
+/** A trade row; `amount` and `fundingRate` (funding and settlement rows) are left out of fills, as the spec shows them. */
+function restTrade(n: any) {
+  const { amount, fundingRate, ...rest } = n
+  return { ...rest, side: lower(n.side), role: lower(n.role), ...(amount === null ? {} : { amount }), ...(fundingRate === null ? {} : { fundingRate }) }
+}
+
 export const tradingRoutes: RestRoute[] = [
   {
     method: 'POST',
@@ -96,6 +102,15 @@ export const tradingRoutes: RestRoute[] = [
     operation: `mutation RestPlaceOrder($input: PlaceOrderInput!) { placeOrder(input: $input) { ...RestOrder } } ${ORDER_FIELDS}`,
     variables: (req) => ({ input: orderInput(jsonBody(req)) }),
     shape: (data) => restOrder(data['placeOrder']),
+  },
+  {
+    method: 'POST',
+    path: '/perps/orders/preview',
+    auth: 'trade',
+    operation: `mutation RestPreview($input: PlaceOrderInput!) { previewOrder(input: $input) {
+      approved reason marginImpact { initialMargin maintenanceMargin } estimatedFee liquidationPrice } }`,
+    variables: (req) => ({ input: orderInput(jsonBody(req)) }),
+    shape: (data) => data['previewOrder'],
   },
   {
     method: 'POST',
@@ -140,17 +155,28 @@ export const tradingRoutes: RestRoute[] = [
     auth: 'read',
     operation: `query RestTrades($first: Int!, $after: String, $marketId: String) {
       me { trades(first: $first, after: $after, marketId: $marketId) {
-        edges { node { tradeId marketId orderId side price quantity fee feeBps role type createdAt } } pageInfo { hasNextPage endCursor } } } }`,
+        edges { node { tradeId marketId orderId side price quantity fee feeBps role type amount fundingRate createdAt } } pageInfo { hasNextPage endCursor } } } }`,
     variables: (req) => ({ ...paging(req), marketId: queryString(req, 'marketId') }),
-    shape: (data) => data['me'].trades.edges.map((e: any) => ({ ...e.node, side: lower(e.node.side), role: lower(e.node.role) })),
+    shape: (data) => data['me'].trades.edges.map((e: any) => restTrade(e.node)),
     headers: (data) => nextCursor(data['me'].trades),
+  },
+  {
+    method: 'GET',
+    path: '/perps/liquidations',
+    auth: 'read',
+    operation: `query RestLiquidations($first: Int!, $after: String) { me { liquidations(first: $first, after: $after) {
+      edges { node { id marketId orderId marginMode quantity closedQuantity price realizedPnl fee insurance equity maintenanceMargin createdAt } }
+      pageInfo { hasNextPage endCursor } } } }`,
+    variables: (req) => paging(req),
+    shape: (data) => data['me'].liquidations.edges.map((e: any) => ({ ...e.node, marginMode: lower(e.node.marginMode) })),
+    headers: (data) => nextCursor(data['me'].liquidations),
   },
   {
     method: 'GET',
     path: '/perps/positions',
     auth: 'read',
     operation: `query RestPositions { me { positions(first: 1000) { edges { node {
-      marketId side quantity avgPrice markPrice realizedPnl unrealizedPnl fundingPayment marginMode initialMargin maintenanceMargin } } } } }`,
+      marketId side quantity avgPrice markPrice realizedPnl unrealizedPnl fundingPayment marginMode initialMargin maintenanceMargin isolatedMargin } } } } }`,
     shape: (data) => data['me'].positions.edges.map((e: any) => ({ ...e.node, side: lower(e.node.side), marginMode: lower(e.node.marginMode) })),
   },
   {

@@ -47,6 +47,7 @@ export function createScheduler(o: SchedulerOptions): LeasedLoops {
       name: 'markFeed',
       intervalMs: o.config.markFeedIntervalMs,
       run: async () => {
+        if (await o.redis.exists(o.keys.feedPaused)) return
         const now = Date.now()
         const markets = (await o.marketData.listed()).filter((m) => m.status !== 'settled').map((m) => m.spec)
         if (!feed) {

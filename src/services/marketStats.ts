@@ -4,6 +4,7 @@ import { D, formatDecimal } from '../domain/decimal.js'
 import { DomainError } from '../domain/errors.js'
 import type { ListedMarket } from '../store/marketRows.js'
 import { numeric } from '../store/marketRows.js'
+import { readFunding } from '../bus/mirrors.js'
 import type { MarketData } from './marketData.js'
 
 export const RESOLUTIONS = ['1', '5', '15', '30', '60', '240', 'D', '1D'] as const
@@ -91,12 +92,14 @@ export async function marketStats(md: MarketData, markets: readonly ListedMarket
       FROM candles c WHERE c."marketId" = m.id AND c.start >= ${since}
     ) d ON true`
   const byId = new Map(rows.map((r) => [r.id, r]))
+  const funding = await readFunding(md.redis, md.keys)
   return markets.map((m) => {
     const r = byId.get(m.spec.id)
     const last = r?.last ? numeric(r.last) : '0'
     const open24 = r?.open24 ? D(numeric(r.open24)) : null
     const change = open24 && !open24.isZero() ? D(last).sub(open24).div(open24).mul(100) : D(0)
     const interval = m.spec.fundingIntervalMs
+    const f = funding.get(m.spec.id)
     return {
       marketId: m.spec.id,
       last,
@@ -105,8 +108,8 @@ export async function marketStats(md: MarketData, markets: readonly ListedMarket
       volume24h: r?.volume ? numeric(r.volume) : '0',
       change24h: formatDecimal(change.toDecimalPlaces(4)),
       openInterest: m.spec.type === 'spot' || !r?.oi ? '0' : numeric(r.oi),
-      fundingRate: interval ? '0' : null,
-      nextFundingAtMs: interval ? (Math.floor(now / interval) + 1) * interval : null,
+      fundingRate: interval ? (f?.fundingRate ?? '0') : null,
+      nextFundingAtMs: interval ? (f?.nextFundingAtMs ?? (Math.floor(now / interval) + 1) * interval) : null,
     }
   })
 }

@@ -17,6 +17,7 @@ export interface PositionView {
   marginMode: 'cross' | 'isolated'
   initialMargin: string
   maintenanceMargin: string
+  isolatedMargin: string
 }
 
 export interface WalletBalance {
@@ -58,6 +59,7 @@ export async function positions(md: MarketData, reads: AccountReads, userId: str
       marginMode: r.marginMode as PositionView['marginMode'],
       initialMargin: margin(market.spec.initialMarginPct),
       maintenanceMargin: margin(market.spec.maintenanceMarginPct),
+      isolatedMargin: numeric(r.isolatedMargin),
     })
   }
   return out

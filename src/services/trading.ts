@@ -11,6 +11,7 @@ import { newId } from '../domain/ids.js'
 import type { MarketSpec } from '../domain/market.js'
 import { clientOrderId, parseLinearOrder, priceTicks, quantityLots, type OrderRequest, type OrderSpec, type OrderView } from '../domain/orders.js'
 import type { Command } from '../engine/commands.js'
+import type { Preview } from '../engine/handlers/preview.js'
 import type { AccountReads } from '../store/accountReads.js'
 import type { Services } from './services.js'
 
@@ -93,6 +94,13 @@ export class Trading {
     const market = await this.linearMarket(req.marketId)
     const order = parseLinearOrder(req, market, newId())
     return this.withExistingOrder(this.run<OrderView>({ type: 'PlaceOrder', userId: p.userId, order }, correlationId))
+  }
+
+  /** Placement's checks without placing: the engine runs them against its live state. */
+  async previewOrder(p: Principal, req: OrderRequest, correlationId: string): Promise<Preview> {
+    const market = await this.linearMarket(req.marketId)
+    const order = parseLinearOrder(req, market, newId())
+    return this.run<Preview>({ type: 'PreviewOrder', userId: p.userId, order }, correlationId)
   }
 
   async cancelOrder(p: Principal, orderId: string, correlationId: string): Promise<OrderView> {

@@ -3,7 +3,7 @@
 import type { OrderView } from '../domain/orders.js'
 import type { PrismaClient } from './prisma.js'
 import { numeric } from './marketRows.js'
-import type { Order, Fill, Position } from '../generated/prisma/client.js'
+import type { Order, Position, PositionEvent } from '../generated/prisma/client.js'
 
 export const MAX_PAGE = 200
 export const DEFAULT_PAGE = 100
@@ -14,17 +14,41 @@ export interface Page<T> {
   nextCursor: string | null
 }
 
+/**
+ * One row of trade history: a fill (`trade`, or `liquidation` when the engine's liquidation order made
+ * it), a funding payment (`funding`: amount signed, negative when paid) or a futures settlement.
+ */
 export interface TradeView {
   tradeId: string
   marketId: string
-  orderId: string
+  orderId: string | null
   side: 'buy' | 'sell'
   price: string
   quantity: string
   fee: string
   feeBps: string
-  role: 'taker' | 'maker'
-  type: 'trade'
+  role: 'taker' | 'maker' | null
+  type: 'trade' | 'liquidation' | 'funding' | 'settlement'
+  /** Funding and settlement: the signed micro-USDC amount credited (negative: paid). */
+  amount: string | null
+  fundingRate: string | null
+  createdAt: string
+}
+
+export interface LiquidationView {
+  id: string
+  marketId: string
+  orderId: string | null
+  marginMode: string
+  /** Signed position before the step, and what the step closed. */
+  quantity: string
+  closedQuantity: string
+  price: string | null
+  realizedPnl: string
+  fee: string
+  insurance: string
+  equity: string | null
+  maintenanceMargin: string | null
   createdAt: string
 }
 
@@ -57,19 +81,56 @@ export function orderView(r: Order): OrderView {
   }
 }
 
-export function tradeView(f: Fill): TradeView {
+type N = string | { toFixed(): string }
+interface HistoryRow {
+  id: string
+  type: TradeView['type']
+  marketId: string
+  orderId: string | null
+  side: string
+  price: N
+  quantity: N
+  fee: N
+  feeBps: N
+  role: string | null
+  amount: N | null
+  rate: N | null
+  createdAt: Date
+}
+
+function tradeView(r: HistoryRow): TradeView {
   return {
-    tradeId: f.id,
-    marketId: f.marketId,
-    orderId: f.orderId,
-    side: f.side as TradeView['side'],
-    price: numeric(f.price),
-    quantity: numeric(f.quantity),
-    fee: numeric(f.fee),
-    feeBps: numeric(f.feeBps),
-    role: f.role as TradeView['role'],
-    type: 'trade',
-    createdAt: f.createdAt.toISOString(),
+    tradeId: r.id,
+    marketId: r.marketId,
+    orderId: r.orderId,
+    side: r.side as TradeView['side'],
+    price: numeric(r.price),
+    quantity: numeric(r.quantity),
+    fee: numeric(r.fee),
+    feeBps: numeric(r.feeBps),
+    role: r.role as TradeView['role'],
+    type: r.type,
+    amount: r.amount === null ? null : numeric(r.amount),
+    fundingRate: r.rate === null ? null : numeric(r.rate),
+    createdAt: r.createdAt.toISOString(),
+  }
+}
+
+function liquidationView(r: PositionEvent): LiquidationView {
+  return {
+    id: r.id,
+    marketId: r.marketId,
+    orderId: r.orderId,
+    marginMode: r.marginMode,
+    quantity: numeric(r.quantity),
+    closedQuantity: numeric(r.closedQuantity),
+    price: numeric(r.price),
+    realizedPnl: numeric(r.realizedPnl),
+    fee: numeric(r.fee),
+    insurance: numeric(r.insurance),
+    equity: numeric(r.equity),
+    maintenanceMargin: numeric(r.maintenanceMargin),
+    createdAt: r.createdAt.toISOString(),
   }
 }
 
@@ -103,13 +164,36 @@ export class AccountReads {
     return page(rows, f.limit, orderView)
   }
 
+  /** Fills, funding payments and settlements together, newest first (all their ids sort by time). */
   async trades(userId: string, f: { marketId?: string | null; limit: number; cursor?: string | null }): Promise<Page<TradeView>> {
-    const rows = await this.prisma.fill.findMany({
-      where: { userId, ...(f.marketId ? { marketId: f.marketId } : {}), ...(f.cursor ? { id: { lt: f.cursor } } : {}) },
+    const rows = await this.prisma.$queryRaw<HistoryRow[]>`
+      SELECT * FROM (
+        SELECT f.id, CASE WHEN pe.id IS NULL THEN 'trade' ELSE 'liquidation' END AS type, f."marketId", f."orderId", f.side,
+               f.price, f.quantity, f.fee, f."feeBps", f.role, NULL::numeric AS amount, NULL::numeric AS rate, f."createdAt"
+        FROM fills f LEFT JOIN position_events pe ON pe."orderId" = f."orderId" AND pe.kind = 'liquidation'
+        WHERE f."userId" = ${userId}
+        UNION ALL
+        SELECT fp.id, 'funding', fp."marketId", NULL, CASE WHEN fp.quantity > 0 THEN 'buy' ELSE 'sell' END,
+               fp."markPrice", abs(fp.quantity), 0, 0, NULL, fp.amount, fp.rate, fp."createdAt"
+        FROM funding_payments fp WHERE fp."userId" = ${userId}
+        UNION ALL
+        SELECT s.id, 'settlement', s."marketId", NULL, CASE WHEN s.quantity > 0 THEN 'sell' ELSE 'buy' END,
+               s.price, s."closedQuantity", 0, 0, NULL, s."realizedPnl", NULL, s."createdAt"
+        FROM position_events s WHERE s."userId" = ${userId} AND s.kind = 'settlement'
+      ) h
+      WHERE (${f.marketId ?? null}::text IS NULL OR h."marketId" = ${f.marketId ?? null})
+        AND (${f.cursor ?? null}::text IS NULL OR h.id < ${f.cursor ?? null})
+      ORDER BY h.id DESC LIMIT ${f.limit + 1}`
+    return page(rows, f.limit, tradeView)
+  }
+
+  async liquidations(userId: string, f: { limit: number; cursor?: string | null }): Promise<Page<LiquidationView>> {
+    const rows = await this.prisma.positionEvent.findMany({
+      where: { userId, kind: 'liquidation', ...(f.cursor ? { id: { lt: f.cursor } } : {}) },
       orderBy: { id: 'desc' },
       take: f.limit + 1,
     })
-    return page(rows, f.limit, tradeView)
+    return page(rows, f.limit, liquidationView)
   }
 
   /** Open positions (non-zero quantity). */

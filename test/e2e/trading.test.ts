@@ -185,7 +185,7 @@ describe('matching between two users', () => {
     // The perpetual's mark is the front future's: 95,000.
     expect(pos).toEqual({
       marketId: PERP, side: 'long', quantity: '0.2', avgPrice: '95100', markPrice: '95000', realizedPnl: '0', unrealizedPnl: '-20',
-      fundingPayment: '0', marginMode: 'cross', initialMargin: '1900', maintenanceMargin: '950',
+      fundingPayment: '0', marginMode: 'cross', initialMargin: '1900', maintenanceMargin: '950', isolatedMargin: '0',
     })
     expect((await api.get('/perps/positions', bob.cookie)).body.find((p: any) => p.marketId === PERP)).toMatchObject({ side: 'short', quantity: '0.2' })
     expect((await api.get('/wallet/balance', alice.cookie)).body.perpsBalance).toBe('59990.49')

@@ -2,7 +2,7 @@
 // NO_RISK_ARRAY, transfers out of perps.
 import { beforeEach, describe, expect, it } from 'vitest'
 import { SYSTEM_USER } from '../../src/domain/buckets.js'
-import { crossMargin } from '../../src/engine/margin.js'
+import { crossMargin, orderMarginImpact } from '../../src/engine/margin.js'
 import { stateHash } from '../../src/engine/snapshot.js'
 import { PERP, TradingHarness } from '../support/tradingFixtures.js'
 
@@ -40,6 +40,25 @@ describe('cross portfolio margin in the engine', () => {
     expect(h.place('alice', { side: 'buy', price: '90000', quantity: '0.1' })).toMatchObject({ ok: false, code: 'INSUFFICIENT_MARGIN' })
     // a hedge in the front future lowers the family requirement: accepted
     expect(h.place('alice', { marketId: FRONT, side: 'sell', price: '90000', quantity: '5' }).ok).toBe(true)
+  })
+
+  it("prices an order's impact as the whole portfolio with it less without it, across families", () => {
+    // Positions in three families, XAUT and WTIOIL in one asset class (correlation credit), an open order.
+    h.placeOk('mm', { side: 'sell', price: '95000', quantity: '1' })
+    h.placeOk('mm', { marketId: 'XAUT-USDC-PERP', side: 'buy', price: '4000', quantity: '5' })
+    h.placeOk('mm', { marketId: 'WTIOIL-USDC-PERP', side: 'sell', price: '65', quantity: '100' })
+    h.placeOk('alice', { side: 'buy', price: '95000', quantity: '1' })
+    h.placeOk('alice', { marketId: 'XAUT-USDC-PERP', side: 'sell', price: '4000', quantity: '5' })
+    h.placeOk('alice', { marketId: 'WTIOIL-USDC-PERP', side: 'buy', price: '65', quantity: '100' })
+    h.placeOk('alice', { marketId: FRONT, side: 'sell', price: '96000', quantity: '0.5' })
+    const state = h.engine.state
+    const alice = state.accounts.get('alice')!
+    for (const [id, side, lots, priceTicks] of [['WTIOIL-USDC-PERP', 'sell', 500, 6_400], ['XAUT-USDC-PERP', 'buy', 2, 399_000], [PERP, 'sell', 3, 950_000]] as const) {
+      const w = { market: state.markets.get(id)!, side, lots, priceTicks }
+      const without = crossMargin(state, alice)
+      const withIt = crossMargin(state, alice, [w])
+      expect(orderMarginImpact(state, alice, [w], false)).toMatchObject({ im: withIt.im - without.im, mm: withIt.mm - without.mm, available: without.available })
+    }
   })
 
   it('counts open orders with the position on their worse side', () => {

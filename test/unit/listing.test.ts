@@ -57,6 +57,9 @@ describe('catalog listing', () => {
     expect(byId.get('XAUT-USDC-PERP')).toMatchObject({ tickSize: '0.01', stepSize: '0.01', assetClass: 'precious_metals' })
     expect(byId.get('WTIOIL-USDC-SPOT')).toMatchObject({ tickSize: '0.01', stepSize: '0.1', takerFeeBps: '10', makerFeeBps: '5', assetClass: 'energy' })
     for (const m of byId.values()) expect(invalidSpec(m), m.id).toBeNull()
+    // An 8-hour period at a 10% band would integrate past 2^53: refused rather than rounded.
+    expect(invalidSpec({ ...byId.get('BTC-PERP')!, fundingIntervalMs: 8 * 3_600_000 })).toMatch(/fundingIntervalMs/)
+    expect(invalidSpec({ ...byId.get('BTC-PERP')!, fundingIntervalMs: 8 * 3_600_000, priceBandBps: 300 })).toBeNull()
   })
 
   it('lists only what is missing, and never redraws the strike grid of a listed expiry', () => {

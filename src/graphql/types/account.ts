@@ -3,7 +3,7 @@
 import { resolveArrayConnection } from '@pothos/plugin-relay'
 import { USER_BUCKETS } from '../../domain/buckets.js'
 import { DomainError } from '../../domain/errors.js'
-import { DEFAULT_PAGE, MAX_PAGE, type Page } from '../../store/accountReads.js'
+import { DEFAULT_PAGE, MAX_PAGE, type LiquidationView, type Page } from '../../store/accountReads.js'
 import { positions, walletBalance, type PositionView, type WalletBalance } from '../../services/portfolio.js'
 import type { UserRow } from '../../auth/users.js'
 import { builder } from '../builder.js'
@@ -28,12 +28,32 @@ const PositionRef = builder.objectRef<PositionView>('Position').implement({
     unrealizedPnl: t.field({ type: 'Decimal', resolve: (p) => p.unrealizedPnl }),
     fundingPayment: t.field({ type: 'Decimal', resolve: (p) => p.fundingPayment }),
     marginMode: t.field({ type: MarginModeEnum, resolve: (p) => p.marginMode }),
-    initialMargin: t.field({ type: 'Decimal', resolve: (p) => p.initialMargin }),
+    initialMargin: t.field({ type: 'Decimal', description: 'What this position alone needs at the mark (a cross portfolio nets its positions).', resolve: (p) => p.initialMargin }),
     maintenanceMargin: t.field({ type: 'Decimal', resolve: (p) => p.maintenanceMargin }),
+    isolatedMargin: t.field({ type: 'Decimal', description: 'Isolated positions: the margin set aside for it.', resolve: (p) => p.isolatedMargin }),
   }),
 })
 
-const WalletBalanceRef = builder.objectRef<WalletBalance>('WalletBalance').implement({
+export const LiquidationRef = builder.objectRef<LiquidationView>('Liquidation').implement({
+  description: 'One liquidation step: a reduce-only IOC close against the book, its fee, and what the insurance fund covered.',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    marketId: t.exposeString('marketId'),
+    orderId: t.exposeString('orderId', { nullable: true }),
+    marginMode: t.field({ type: MarginModeEnum, resolve: (l) => l.marginMode as 'cross' | 'isolated' }),
+    quantity: t.field({ type: 'Decimal', description: 'Signed position before the step.', resolve: (l) => l.quantity }),
+    closedQuantity: t.field({ type: 'Decimal', resolve: (l) => l.closedQuantity }),
+    price: t.field({ type: 'Decimal', nullable: true, description: 'Average close price.', resolve: (l) => l.price }),
+    realizedPnl: t.field({ type: 'Decimal', resolve: (l) => l.realizedPnl }),
+    fee: t.field({ type: 'Decimal', resolve: (l) => l.fee }),
+    insurance: t.field({ type: 'Decimal', description: 'Paid by the insurance fund to cover a shortfall.', resolve: (l) => l.insurance }),
+    equity: t.field({ type: 'Decimal', nullable: true, resolve: (l) => l.equity }),
+    maintenanceMargin: t.field({ type: 'Decimal', nullable: true, resolve: (l) => l.maintenanceMargin }),
+    createdAt: t.field({ type: 'DateTime', resolve: (l) => new Date(l.createdAt) }),
+  }),
+})
+
+export const WalletBalanceRef = builder.objectRef<WalletBalance>('WalletBalance').implement({
   fields: (t) => ({
     onchainDepositTotal: t.field({ type: 'Decimal', resolve: (b) => b.onchainDepositTotal }),
     tradableBalance: t.field({ type: 'Decimal', description: 'The spot bucket.', resolve: (b) => b.tradableBalance }),
@@ -141,6 +161,17 @@ builder.objectFields(UserRef, (t) => ({
     { name: 'PositionEdge' },
   ),
   balance: t.field({ ...read, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
+  liquidations: t.connection(
+    {
+      ...read,
+      type: LiquidationRef,
+      description: 'Liquidation steps on the caller\'s positions, newest first.',
+      resolve: async (user, args, ctx) =>
+        connection(await ctx.services.reads.liquidations(own(user, ctx), { limit: pageSize(args.first), cursor: args.after }), (l) => l.id),
+    },
+    { name: 'LiquidationConnection' },
+    { name: 'LiquidationEdge' },
+  ),
 }))
 
 const trade = { authScopes: { level: 'trade' as const } }

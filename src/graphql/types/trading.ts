@@ -1,6 +1,7 @@
 // Trading: orders, quotes, cancels, positions closing, and the order and trade types. Every mutation
 // needs scope `trade` and counts against the caller's order-path rate limit.
 import type { OrderView } from '../../domain/orders.js'
+import type { Preview } from '../../engine/handlers/preview.js'
 import type { QuotesReply } from '../../services/trading.js'
 import type { TradeView } from '../../store/accountReads.js'
 import { builder } from '../builder.js'
@@ -54,18 +55,20 @@ export const OrderRef = builder.objectRef<OrderView>('Order').implement({
 })
 
 export const TradeRef = builder.objectRef<TradeView>('Trade').implement({
-  description: 'One side of a match: the caller\'s fill.',
+  description: 'A row of the caller\'s trade history: a fill, a funding payment, or a settlement at expiry.',
   fields: (t) => ({
     tradeId: t.exposeString('tradeId'),
     marketId: t.exposeString('marketId'),
-    orderId: t.exposeString('orderId'),
+    orderId: t.exposeString('orderId', { nullable: true }),
     side: t.field({ type: OrderSideEnum, resolve: (f) => f.side }),
     price: t.field({ type: 'Decimal', resolve: (f) => f.price }),
     quantity: t.field({ type: 'Decimal', resolve: (f) => f.quantity }),
     fee: t.field({ type: 'Decimal', resolve: (f) => f.fee }),
     feeBps: t.field({ type: 'Decimal', resolve: (f) => f.feeBps }),
-    role: t.field({ type: TradeRoleEnum, resolve: (f) => f.role }),
-    type: t.exposeString('type', { description: '"trade" for fills.' }),
+    role: t.field({ type: TradeRoleEnum, nullable: true, resolve: (f) => f.role }),
+    type: t.exposeString('type', { description: '"trade" (a fill), "liquidation" (a fill of a liquidation order), "funding", "settlement".' }),
+    amount: t.field({ type: 'Decimal', nullable: true, description: 'Funding and settlement: USDC-T credited, negative when paid.', resolve: (f) => f.amount }),
+    fundingRate: t.field({ type: 'Decimal', nullable: true, resolve: (f) => f.fundingRate }),
     createdAt: t.field({ type: 'DateTime', resolve: (f) => new Date(f.createdAt) }),
   }),
 })
@@ -143,9 +146,34 @@ const PlaceBulkQuotesInput = builder.inputType('PlaceBulkQuotesInput', {
   }),
 })
 
+const PreviewRef = builder.objectRef<Preview>('PreviewResult').implement({
+  description: 'What placing the order would do, checked exactly as placement checks it, without placing it.',
+  fields: (t) => ({
+    approved: t.exposeBoolean('approved'),
+    reason: t.exposeString('reason', { nullable: true, description: 'The error code placement would answer, when not approved.' }),
+    marginImpact: t.field({
+      type: builder.objectRef<Preview['marginImpact']>('MarginImpact').implement({
+        fields: (f) => ({
+          initialMargin: f.field({ type: 'Decimal', resolve: (m) => m.initialMargin }),
+          maintenanceMargin: f.field({ type: 'Decimal', resolve: (m) => m.maintenanceMargin }),
+        }),
+      }),
+      resolve: (p) => p.marginImpact,
+    }),
+    estimatedFee: t.field({ type: 'Decimal', resolve: (p) => p.estimatedFee }),
+    liquidationPrice: t.field({ type: 'Decimal', nullable: true, description: 'Estimated, other positions and marks held still.', resolve: (p) => p.liquidationPrice }),
+  }),
+})
+
 const trade = { authScopes: { level: 'trade' as const } }
 
 builder.mutationFields((t) => ({
+  previewOrder: t.field({
+    ...trade,
+    type: PreviewRef,
+    args: { input: t.arg({ type: PlaceOrderInput, required: true }) },
+    resolve: (_root, { input }, ctx) => ctx.services.trading.previewOrder(principal(ctx), input, ctx.correlationId),
+  }),
   placeOrder: t.field({
     ...trade,
     type: OrderRef,

@@ -1,0 +1,107 @@
+// The margin check's cost per order as an account's portfolio grows: an account holding 1, 10 or 100
+// cross positions (perpetuals and futures across the three families, on a synthetic catalog listing 33
+// quarterlies per family) is asked, again and again, whether one more limit order fits. Figures are the
+// check alone (orderMarginImpact: the portfolio before and after) and the whole PlaceOrder command that
+// runs it, the order resting and cancelled again so the portfolio stays the same.
+import { fileURLToPath } from 'node:url'
+import { CATALOG } from '../src/config/catalog.js'
+import { plannedMarkets } from '../src/domain/listing.js'
+import type { MarketSpec } from '../src/domain/market.js'
+import type { OrderSpec } from '../src/domain/orders.js'
+import type { Command } from '../src/engine/commands.js'
+import { Engine } from '../src/engine/engine.js'
+import { orderMarginImpact } from '../src/engine/margin.js'
+import { percentile, printLine } from './report.js'
+
+const T0 = Date.UTC(2026, 10, 21, 12)
+const SPOT_PRICE: Record<string, string> = { BTC: '100000', XAUT: '4000', WTIOIL: '65' }
+const CHECKS = 20_000
+const MAKER = 'bench-maker'
+const TRADER = 'bench-trader'
+
+let seq = 0
+function run(engine: Engine, cmd: Command): void {
+  const r = engine.apply({ id: `b${++seq}`, ts: T0, cmd })
+  if (!r.ok) throw new Error(`${cmd.type}: ${r.code} ${r.message}`)
+}
+
+function order(marketId: string, side: 'buy' | 'sell', priceTicks: number | null): OrderSpec {
+  return {
+    id: `o${++seq}`, marketId, clientOrderId: null, side, type: priceTicks === null ? 'market' : 'limit',
+    timeInForce: priceTicks === null ? 'ioc' : 'gtc', priceTicks, lots: 1, postOnly: false, reduceOnly: false,
+    marginMode: 'cross', stopTicks: null, takeProfitTicks: null, stopLossTicks: null, quoteId: null,
+  }
+}
+
+/** Linear derivatives of the synthetic catalog, perpetuals first, then futures by expiry, round-robin over families. */
+function setup(): { engine: Engine; derivatives: MarketSpec[] } {
+  const catalog = CATALOG.map((f) => ({ ...f, futuresListed: 33 }))
+  const markets = plannedMarkets(catalog, { nowMs: T0, spotRef: (f) => SPOT_PRICE[f]!, defaultStaleMarkMs: 5_000 })
+    .filter((m) => m.type !== 'option')
+    .map((m) => ({ ...m, staleMarkMs: 1e12 }))
+  const engine = new Engine()
+  run(engine, { type: 'ListMarkets', markets })
+  const pushed = markets.filter((m) => m.type === 'spot' || m.type === 'future')
+  run(engine, { type: 'UpdateMarks', marks: pushed.map((m) => ({ marketId: m.id, price: SPOT_PRICE[m.family]!, source: 'bench', sourceTs: T0 })) })
+  for (const user of [MAKER, TRADER]) {
+    run(engine, { type: 'Faucet', userId: user, amountMicro: '100000000000000', dailyCapMicro: '100000000000000' })
+    run(engine, { type: 'Transfer', userId: user, from: 'wallet', to: 'perps', amountMicro: '100000000000000' })
+  }
+  const byFamily = CATALOG.map((f) =>
+    markets.filter((m) => m.family === f.family && m.type !== 'spot').sort((a, b) => (a.expiryMs ?? 0) - (b.expiryMs ?? 0)),
+  )
+  const derivatives: MarketSpec[] = []
+  for (let i = 0; derivatives.length < byFamily.flat().length; i++) for (const list of byFamily) if (list[i]) derivatives.push(list[i]!)
+  return { engine, derivatives }
+}
+
+/** The trader buys one lot from the maker in each of the first n derivatives. */
+function openPositions(engine: Engine, derivatives: readonly MarketSpec[], n: number): void {
+  for (const m of derivatives.slice(0, n)) {
+    const mark = engine.state.markTicks.get(m.id)!.ticks
+    run(engine, { type: 'PlaceOrder', userId: MAKER, order: order(m.id, 'sell', mark) })
+    run(engine, { type: 'PlaceOrder', userId: TRADER, order: order(m.id, 'buy', null) })
+  }
+  engine.takeChanges()
+}
+
+export async function benchMargin(): Promise<void> {
+  for (const n of [1, 10, 100]) {
+    const { engine, derivatives } = setup()
+    openPositions(engine, derivatives, n)
+    const account = engine.state.accounts.get(TRADER)!
+    const held = [...account.positions.values()].filter((p) => p.lots !== 0).length
+    if (held !== n) throw new Error(`expected ${n} positions, have ${held}`)
+    const target = derivatives[0]!
+    const market = engine.state.markets.get(target.id)!
+    // A bid one band-width-safe step under the mark: rests, never trades.
+    const bid = engine.state.markTicks.get(target.id)!.bandLow + 1
+
+    const check = new Float64Array(CHECKS)
+    for (let i = 0; i < CHECKS; i++) {
+      const s = process.hrtime.bigint()
+      const r = orderMarginImpact(engine.state, account, [{ market, side: 'buy', lots: 1, priceTicks: bid }], false)
+      check[i] = Number(process.hrtime.bigint() - s) / 1000
+      if (r.refusal) throw r.refusal
+    }
+    const place = new Float64Array(CHECKS)
+    for (let i = 0; i < CHECKS; i++) {
+      const spec = order(target.id, 'buy', bid)
+      const s = process.hrtime.bigint()
+      const r = engine.apply({ id: `p${i}`, ts: T0, cmd: { type: 'PlaceOrder', userId: TRADER, order: spec } })
+      place[i] = Number(process.hrtime.bigint() - s) / 1000
+      if (!r.ok) throw new Error(`PlaceOrder: ${r.code} ${r.message}`)
+      run(engine, { type: 'CancelOrder', userId: TRADER, orderId: spec.id })
+      if (i % 500 === 499) engine.takeChanges()
+    }
+    check.sort()
+    place.sort()
+    printLine(
+      `margin check, account with ${n} position${n === 1 ? '' : 's'}`,
+      `check p50 ${percentile(check, 0.5).toFixed(2)} µs  p99 ${percentile(check, 0.99).toFixed(2)} µs  ` +
+        `PlaceOrder p50 ${percentile(place, 0.5).toFixed(2)} µs  p99 ${percentile(place, 0.99).toFixed(2)} µs`,
+    )
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchMargin()

@@ -1,0 +1,192 @@
+// Risk over real HTTP: fail-closed marks as the feed stops and resumes, preview/placement equivalence,
+// funding paid to the micro-USDC, a liquidation driven by pushed marks, a settlement across an expiry.
+// Time travel: the engine's clock is the running maximum of command times, so a test moves it forward
+// by sending the scheduler's Tick (or a mark) with a later timestamp through the command bus.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
+import { D } from '../../src/domain/decimal.js'
+import { runListing } from '../../src/scheduler/listingJob.js'
+import { expectError, signIn, type SignedIn } from '../support/auth.js'
+import { watchEvent } from '../support/events.js'
+import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { DECIMAL, http, type Http } from '../support/http.js'
+
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
+const PERP = 'BTC-PERP'
+const futures = () => nextQuarterlyExpiries(Date.now(), 2).map((e) => `BTC-USDC-${isoDate(e)}`)
+
+async function user(api: Http, ex: TestExchange, perps: string): Promise<SignedIn> {
+  const u = await signIn(api, ex.url!)
+  expect((await api.post('/wallet/faucet', { amount: '100000' }, u.cookie)).status).toBe(200)
+  expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'perps', amount: perps }, u.cookie)).status).toBe(200)
+  return u
+}
+
+const pushBtc = (api: Http, price: string, sourceTimestamp?: number) =>
+  api.post('/admin/marks', { marks: ['BTC-USDC-SPOT', ...futures()].map((marketId) => ({ marketId, price, sourceTimestamp })) }, admin)
+
+const order = (api: Http, u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
+
+describe('fail-closed marks', () => {
+  let ex: TestExchange
+  let api: Http
+  beforeAll(async () => {
+    ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_FEED: 'sim', MARK_FEED_INTERVAL_MS: '100', MARK_STALE_MS: '300' })
+    api = http(ex.url!)
+  })
+  afterAll(() => ex?.close())
+
+  it('stops trading when the feed stops and resumes when it resumes', async () => {
+    await (await watchEvent(ex, `prices:${PERP}`, () => true)).event
+    const alice = await user(api, ex, '50000')
+    // 5% under the mark: inside a band that moves with every mark.
+    const price = async () => {
+      const low = (await api.get('/perps/markets')).body.find((m: any) => m.marketId === PERP).priceBandLow as string
+      return (Math.round((Number(low) / 0.9) * 0.95 * 10) / 10).toFixed(1)
+    }
+    expect((await order(api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
+
+    expect((await api.post('/admin/feed', { enabled: false }, admin)).body).toEqual({ enabled: false })
+    // No waiting for the threshold to pass: the engine's clock is moved past it.
+    const later = Date.now() + 1_000
+    await ex.services.commands.execute({ type: 'Tick' }, { ts: later })
+    const stale = await order(api, alice, { side: 'buy', price: await price(), quantity: '0.01' })
+    expectError(stale, 422, 'STALE_MARK_PRICE')
+    expect(stale.body.details).toMatchObject({ thresholdMs: 300 })
+
+    const fresh = await watchEvent(ex, `prices:${PERP}`, (e) => e.sourceTs! >= later - 300)
+    expect((await api.post('/admin/feed', { enabled: true }, admin)).body).toEqual({ enabled: true })
+    await fresh.event
+    expect((await order(api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
+  })
+})
+
+describe('with pushed marks', () => {
+  let ex: TestExchange
+  let api: Http
+  let alice: SignedIn
+  let bob: SignedIn
+  let mm: SignedIn
+  beforeAll(async () => {
+    ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000' })
+    api = http(ex.url!)
+  })
+  afterAll(() => ex?.close())
+
+  it('refuses with MISSING_MARK_PRICE before any mark', async () => {
+    alice = await user(api, ex, '10000')
+    expectError(await order(api, alice, { side: 'buy', price: '95000', quantity: '0.01' }), 422, 'MISSING_MARK_PRICE')
+    expect((await pushBtc(api, '95000')).status).toBe(200)
+    bob = await user(api, ex, '60000')
+    mm = await user(api, ex, '90000')
+  })
+
+  it('preview agrees with placement, approval and code, request by request', async () => {
+    const cases = [
+      { side: 'buy', price: '94000', quantity: '0.01' },
+      { side: 'buy', price: '95000', quantity: '5' }, // too much for 10,000
+      { side: 'sell', price: '80000', quantity: '0.01' }, // outside the band
+      { side: 'sell', price: '96000', quantity: '0.01', reduceOnly: true },
+      { side: 'buy', type: 'market', quantity: '0.01', stopPrice: '96000' },
+      { side: 'buy', price: '94000', quantity: '0.01', takeProfitPrice: '93000' },
+    ]
+    for (const body of cases) {
+      const preview = await api.post('/perps/orders/preview', { marketId: PERP, ...body }, alice.cookie)
+      expect(preview.status).toBe(200)
+      expect(Object.keys(preview.body).sort()).toEqual(['approved', 'estimatedFee', 'liquidationPrice', 'marginImpact', 'reason'])
+      const placed = await order(api, alice, body)
+      expect([preview.body.approved, preview.body.reason], JSON.stringify(body)).toEqual([placed.status === 200, placed.status === 200 ? null : placed.body.code])
+    }
+    const p = await api.post('/perps/orders/preview', { marketId: PERP, side: 'buy', price: '95000', quantity: '0.05' }, alice.cookie)
+    expect(p.body).toMatchObject({ approved: true, marginImpact: { initialMargin: '475', maintenanceMargin: '237.5' }, estimatedFee: expect.stringMatching(DECIMAL) })
+    await api.post('/perps/orders/cancel-all', {}, alice.cookie)
+  })
+
+  it('pays funding at the period end to the micro-USDC, in the ledger, the position and trade history', async () => {
+    await order(api, bob, { side: 'sell', price: '95000', quantity: '0.05' })
+    expect((await order(api, alice, { side: 'buy', price: '95000', quantity: '0.05' })).body.status).toBe('filled')
+    // The book's mid sits above the index: the perpetual trades at a premium and longs pay.
+    await order(api, mm, { side: 'buy', price: '96000', quantity: '0.1' })
+    await order(api, mm, { side: 'sell', price: '96400', quantity: '0.1' })
+    const stats = (await api.get('/perps/market-stats')).body.find((s: any) => s.marketId === PERP)
+    // Through the current (partial) period and one whole period after it, a tick a second.
+    const periodEnd = Date.parse(stats.nextFundingAt) + 300_000
+    for (let t = Date.now() + 1_000; t < periodEnd - 300_000; t += 1_000) await ex.services.commands.execute({ type: 'Tick' }, { ts: t })
+    await ex.services.commands.execute({ type: 'Tick' }, { ts: periodEnd - 300_000 })
+    const before = (await api.get('/wallet/balance', alice.cookie)).body.perpsBalance
+    for (let t = periodEnd - 299_000; t <= periodEnd; t += 1_000) await ex.services.commands.execute({ type: 'Tick' }, { ts: t })
+
+    const history = (await api.get('/perps/trades', alice.cookie)).body
+    const funding = history.find((t: any) => t.type === 'funding')
+    expect(funding).toMatchObject({ marketId: PERP, side: 'buy', quantity: '0.05', fee: '0', orderId: null, fundingRate: '0.0025' })
+    // 0.05 × mark × 25 bps, rounded up against the payer, exactly to the micro-USDC
+    const due = D(funding.price).mul('0.05').mul('0.0025').toDecimalPlaces(6, D.ROUND_UP)
+    expect(D(funding.amount).eq(due.neg())).toBe(true)
+    const after = (await api.get('/wallet/balance', alice.cookie)).body.perpsBalance
+    expect(D(after).minus(before).eq(funding.amount)).toBe(true)
+    const total = history.filter((t: any) => t.type === 'funding').reduce((sum: D, t: any) => sum.plus(t.amount), D(0))
+    expect(D((await api.get('/perps/positions', alice.cookie)).body.find((p: any) => p.marketId === PERP).fundingPayment).eq(total)).toBe(true)
+    const bobFunding = (await api.get('/perps/trades', bob.cookie)).body.find((t: any) => t.type === 'funding')
+    expect(D(bobFunding.amount).gt(0)).toBe(true)
+    expect(D(bobFunding.amount).lte(due)).toBe(true) // receivers are rounded down
+    const next = (await api.get('/perps/market-stats')).body.find((s: any) => s.marketId === PERP)
+    expect(Date.parse(next.nextFundingAt)).toBe(periodEnd + 300_000)
+    expect(next.fundingRate).toMatch(DECIMAL)
+  })
+})
+
+describe('liquidation and settlement', () => {
+  let ex: TestExchange
+  let api: Http
+  beforeAll(async () => {
+    ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000' })
+    api = http(ex.url!)
+    await pushBtc(api, '95000')
+  })
+  afterAll(() => ex?.close())
+
+  it('liquidates an account whose equity falls below maintenance as pushed marks fall', async () => {
+    const carol = await user(api, ex, '10000')
+    const mm = await user(api, ex, '90000')
+    await order(api, mm, { side: 'sell', price: '95000', quantity: '1' })
+    await order(api, carol, { side: 'buy', price: '95000', quantity: '1' })
+    await order(api, mm, { side: 'buy', price: '89000', quantity: '2' })
+    expect((await pushBtc(api, '90500')).status).toBe(200)
+    expect((await api.get('/perps/positions', carol.cookie)).body).toHaveLength(1)
+    await pushBtc(api, '89100')
+    expect((await api.get('/perps/positions', carol.cookie)).body).toEqual([])
+    const steps = (await api.get('/perps/liquidations', carol.cookie)).body
+    expect(steps).toEqual([
+      expect.objectContaining({ marketId: PERP, marginMode: 'cross', quantity: '1', closedQuantity: '1', price: '89000', realizedPnl: '-6000', fee: '445', insurance: '0' }),
+    ])
+    expect((await api.get('/perps/trades', carol.cookie)).body[0]).toMatchObject({ type: 'liquidation', side: 'sell', price: '89000', quantity: '1' })
+    const gql = await api.graphql(`{ me { liquidations { edges { node { fee closedQuantity } } } } }`, undefined, carol.cookie)
+    expect(gql.body.data.me.liquidations.edges[0].node).toEqual({ fee: '445', closedQuantity: '1' })
+  })
+
+  it('settles a future at its expiry at the spot TWAP, closes positions, lists the next quarter', async () => {
+    const [f1] = futures()
+    const dave = await user(api, ex, '50000')
+    const mm = await user(api, ex, '50000')
+    await pushBtc(api, '95000')
+    await api.post('/perps/orders', { marketId: f1, side: 'sell', price: '95000', quantity: '0.1' }, mm.cookie)
+    await api.post('/perps/orders', { marketId: f1, side: 'buy', price: '95000', quantity: '0.1' }, dave.cookie)
+    const expiry = Date.parse((await api.get('/perps/markets')).body.find((m: any) => m.marketId === f1).expiry)
+    // Spot at 97,000 through the last half hour (pushed with the engine's clock moved there).
+    const spotAt = (t: number, price: string) =>
+      ex.services.commands.execute({ type: 'UpdateMarks', marks: [{ marketId: 'BTC-USDC-SPOT', price, source: 'push', sourceTs: t }] }, { ts: t })
+    await spotAt(expiry - 45 * 60_000, '97000')
+    await spotAt(expiry - 5 * 60_000, '97000')
+    // The listing job, run at the expiry, lists the next quarter and expires the front future.
+    const result = await runListing(ex.services.marketData, ex.services.commands, 5_000, expiry)
+    expect(result.expired).toBeGreaterThanOrEqual(1)
+    const markets = await api.graphql(`{ markets(includeSettled: true, type: FUTURE, family: "BTC") { edges { node { marketId tradingStatus settlementPrice } } } }`)
+    const nodes = markets.body.data.markets.edges.map((e: any) => e.node)
+    expect(nodes.find((m: any) => m.marketId === f1)).toEqual({ marketId: f1, tradingStatus: 'SETTLED', settlementPrice: '97000' })
+    expect(nodes.filter((m: any) => m.tradingStatus === 'ACTIVE')).toHaveLength(2) // the next quarter joined
+    expect((await api.get('/perps/positions', dave.cookie)).body.find((p: any) => p.marketId === f1)).toBeUndefined()
+    const settlement = (await api.get('/perps/trades', dave.cookie)).body.find((t: any) => t.type === 'settlement')
+    expect(settlement).toMatchObject({ marketId: f1, side: 'sell', price: '97000', quantity: '0.1', amount: '200' })
+    expect((await api.get('/perps/markets')).body.some((m: any) => m.marketId === f1)).toBe(false)
+  })
+})
