@@ -15,6 +15,7 @@ import type { Config } from './config/env.js'
 import { newId } from './domain/ids.js'
 import { schema } from './graphql/schema.js'
 import { buildHttp } from './http/app.js'
+import { SimMaker } from './maker/simMaker.js'
 import { compileRoutes } from './rest/executor.js'
 import { restRoutes } from './rest/routes.js'
 import { EngineRunner } from './roles/engine/runner.js'
@@ -41,6 +42,8 @@ export interface Exchange {
   readonly http: FastifyInstance | null
   readonly engine: EngineRunner | null
   readonly scheduler: LeasedLoops | null
+  /** The liquidity simulator (role maker with SIM_MAKER on); quoting only while it holds the maker lease. */
+  readonly maker: SimMaker | null
   stop(): Promise<void>
 }
 
@@ -131,6 +134,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
 
     let http: FastifyInstance | null = null
     let url: string | null = null
+    let ownPort: number | null = null
     if (roles.has('api')) {
       const authSub = await connectRedis(config.redisUrl, 'auth-events')
       closers.push(async () => authSub.disconnect())
@@ -148,7 +152,8 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         }),
       })
       url = await http.listen({ host: config.host, port: config.port })
-      identity.serveOnPort((http.server.address() as AddressInfo).port)
+      ownPort = (http.server.address() as AddressInfo).port
+      identity.serveOnPort(ownPort)
       const server = http
       closers.push(async () => {
         server.server.closeAllConnections()
@@ -157,7 +162,15 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
       log.info({ url }, 'serving HTTP')
     }
 
-    return { config, log, instanceId, keys, redis, pool, services, url, http, engine, scheduler, stop }
+    // After the server listens: the simulator trades through the public HTTP API like any user.
+    let maker: SimMaker | null = null
+    if (roles.has('maker') && config.simMaker) {
+      const m = await SimMaker.start({ config, commands: bus, identity, redis, keys, log: log.child({ role: 'maker' }), instanceId, ownPort })
+      maker = m
+      closers.push(() => m.stop())
+    }
+
+    return { config, log, instanceId, keys, redis, pool, services, url, http, engine, scheduler, maker, stop }
   } catch (err) {
     await stop()
     throw err

@@ -6,12 +6,13 @@
 //   {p}engine:snapshot        string   latest engine snapshot JSON ({epoch, streamId, state})
 //   {p}engine:lease           string   "{instance}" of the engine leader, with a TTL (SET NX PX)
 //   {p}scheduler:lease        string   same, for the scheduler leader
+//   {p}maker:lease            string   same, for the liquidity simulator (role maker): one quoting instance
 //   {p}replies:{node}         channel  engine → API node replies to commands that node sent
 //   {p}book:{marketId}        string   depth mirror: {marketId, sequence, bids, asks, timestamp}
 //   {p}marks                  hash     marketId → latest mark JSON
-//   {p}ev:{stream}            channel  live events of one stream (book:X, prices:X, marks:F, markets...)
 //   {p}funding                hash     perpetual marketId → {fundingRate (current period's estimate), lastRate, nextFundingAt}
 //   {p}feed:paused            string   "1" while an operator has paused the simulated mark feed
+//   {p}ev:{stream}            channel  live events of one stream (book:X, prices:X, marks:F, markets...)
 //   {p}evlog:{stream}         stream   the same events, capped, for replay
 //   {p}auth:nonce:{nonce}     string   "1" for an issued, unused SIWE nonce; PX = NONCE_TTL_MS; GETDEL consumes
 //   {p}auth:session:{sid}     string   session record JSON {userId, address, createdAt}; PX = SESSION_TTL_MS;
@@ -30,11 +31,12 @@ export interface RedisKeys {
   readonly snapshot: string
   readonly engineLease: string
   readonly schedulerLease: string
+  readonly makerLease: string
   readonly marks: string
-  readonly authEvents: string
-  replies(node: string): string
   readonly funding: string
   readonly feedPaused: string
+  readonly authEvents: string
+  replies(node: string): string
   book(marketId: string): string
   eventChannel(stream: string): string
   eventLog(stream: string): string
@@ -52,12 +54,13 @@ export function redisKeys(prefix: string): RedisKeys {
     snapshot: `${prefix}engine:snapshot`,
     engineLease: `${prefix}engine:lease`,
     schedulerLease: `${prefix}scheduler:lease`,
+    makerLease: `${prefix}maker:lease`,
     marks: `${prefix}marks`,
+    funding: `${prefix}funding`,
+    feedPaused: `${prefix}feed:paused`,
     authEvents: `${prefix}auth:events`,
     replies: (node) => `${prefix}replies:${node}`,
     book: (marketId) => `${prefix}book:${marketId}`,
-    funding: `${prefix}funding`,
-    feedPaused: `${prefix}feed:paused`,
     eventChannel: (stream) => `${prefix}ev:${stream}`,
     eventLog: (stream) => `${prefix}evlog:${stream}`,
     siweNonce: (nonce) => `${prefix}auth:nonce:${nonce}`,

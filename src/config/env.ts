@@ -1,6 +1,7 @@
 // The one typed configuration object, parsed from the environment with defaults. Invalid values stop
 // the process at start with a message naming the variable, never later at first use.
 import { isIP, isIPv4 } from 'node:net'
+import { keccak256, stringToHex } from 'viem'
 import { z } from 'zod'
 
 export const ROLE_NAMES = ['api', 'engine', 'scheduler', 'maker', 'indexer'] as const
@@ -17,6 +18,24 @@ const csv = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter
  * fallback is a fixed value, named so nobody mistakes it for a real secret. Production requires JWT_SECRET.
  */
 export const DEV_JWT_SECRET = 'insecure-development-only-jwt-secret-set-JWT_SECRET'
+
+/**
+ * Development and test only: the liquidity simulator's house and taker wallets when MAKER_PRIVATE_KEY /
+ * TAKER_PRIVATE_KEY are unset. Derived from public labels, so anyone can sign in as these accounts:
+ * never fund them with anything real. Production requires explicit keys when the simulator runs.
+ */
+export const DEV_MAKER_PRIVATE_KEY = keccak256(stringToHex('exchange-api DEVELOPMENT ONLY sim-maker key: public, never fund'))
+export const DEV_TAKER_PRIVATE_KEY = keccak256(stringToHex('exchange-api DEVELOPMENT ONLY sim-taker key: public, never fund'))
+
+/** Order of secp256k1's group: a private key is an integer in [1, n-1]. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/
+const privateKey = z
+  .string()
+  .regex(PRIVATE_KEY, 'must be 0x followed by 32 bytes of hex')
+  // zod runs this after a failed regex too, so it checks the shape again before BigInt() can throw.
+  .refine((k) => !PRIVATE_KEY.test(k) || (BigInt(k) > 0n && BigInt(k) < SECP256K1_N), 'must be a valid secp256k1 private key (non-zero, below the curve order)')
+  .transform((k) => k.toLowerCase() as `0x${string}`)
 
 const LABELS = String.raw`[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*`
 const HOSTNAME = new RegExp(`^${LABELS}$`, 'i')
@@ -85,6 +104,13 @@ const schema = z.object({
   GRAPHQL_MAX_DEPTH: int(2, 100).default(12),
   GRAPHQL_MAX_COMPLEXITY: int(10, 1_000_000).default(5_000),
   SIM_MAKER: bool.optional(),
+  /** The simulator's house (quoting) and taker wallets; default: the public development keys above. */
+  MAKER_PRIVATE_KEY: privateKey.optional(),
+  TAKER_PRIVATE_KEY: privateKey.optional(),
+  /** How often the simulator refreshes quotes (within its rate budget) and may send a taker order. */
+  MAKER_INTERVAL_MS: int(100, 60_000).default(1_000),
+  /** The API the simulator trades through; default: this process's own HTTP server (role api). */
+  MAKER_API_URL: origin.optional(),
   FAUCET_ENABLED: bool.default(true),
   /** USDC-T a user may take from the faucet per rolling day. */
   FAUCET_DAILY_CAP: z.string().regex(/^[1-9]\d{0,11}$/, 'FAUCET_DAILY_CAP must be a whole number of USDC').default('100000'),
@@ -93,7 +119,18 @@ const schema = z.object({
 }).refine((e) => e.NODE_ENV !== 'production' || e.JWT_SECRET !== undefined, {
   path: ['JWT_SECRET'],
   message: 'JWT_SECRET is required when NODE_ENV=production (at least 32 random characters)',
+}).refine((e) => !simMakerRuns(e) || e.ROLES.includes('api') || e.MAKER_API_URL !== undefined, {
+  path: ['MAKER_API_URL'],
+  message: 'MAKER_API_URL is required when the maker role runs without the api role (or set SIM_MAKER=false)',
+}).refine((e) => !simMakerRuns(e) || e.NODE_ENV !== 'production' || (e.MAKER_PRIVATE_KEY !== undefined && e.TAKER_PRIVATE_KEY !== undefined), {
+  path: ['MAKER_PRIVATE_KEY'],
+  message: 'MAKER_PRIVATE_KEY and TAKER_PRIVATE_KEY are required when the simulator runs with NODE_ENV=production',
 })
+
+/** The liquidity simulator runs in this process: role maker, and SIM_MAKER on (default outside production). */
+function simMakerRuns(e: { ROLES: readonly Role[]; SIM_MAKER?: boolean | undefined; NODE_ENV: string }): boolean {
+  return e.ROLES.includes('maker') && (e.SIM_MAKER ?? e.NODE_ENV !== 'production')
+}
 
 export type Config = Readonly<{
   env: 'development' | 'production' | 'test'
@@ -130,6 +167,13 @@ export type Config = Readonly<{
   graphqlMaxDepth: number
   graphqlMaxComplexity: number
   simMaker: boolean
+  /** Liquidity simulator (role maker): wallet keys of the house and the taker, refresh interval, API origin. */
+  makerPrivateKey: `0x${string}`
+  takerPrivateKey: `0x${string}`
+  makerKeysAreDevDefault: boolean
+  makerIntervalMs: number
+  /** Undefined: this process's own HTTP server. */
+  makerApiUrl: string | undefined
   faucetEnabled: boolean
   /** Daily faucet cap in micro-USDC. */
   faucetDailyCapMicro: bigint
@@ -180,6 +224,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxComplexity: e.GRAPHQL_MAX_COMPLEXITY,
     simMaker: e.SIM_MAKER ?? e.NODE_ENV !== 'production',
+    makerPrivateKey: e.MAKER_PRIVATE_KEY ?? DEV_MAKER_PRIVATE_KEY,
+    takerPrivateKey: e.TAKER_PRIVATE_KEY ?? DEV_TAKER_PRIVATE_KEY,
+    makerKeysAreDevDefault: e.MAKER_PRIVATE_KEY === undefined || e.TAKER_PRIVATE_KEY === undefined,
+    makerIntervalMs: e.MAKER_INTERVAL_MS,
+    makerApiUrl: e.MAKER_API_URL,
     faucetEnabled: e.FAUCET_ENABLED,
     faucetDailyCapMicro: BigInt(e.FAUCET_DAILY_CAP) * 1_000_000n,
     tickIntervalMs: e.TICK_INTERVAL_MS,
