@@ -24,6 +24,7 @@ import { createScheduler } from './scheduler/scheduler.js'
 import { MarketData } from './services/marketData.js'
 import { Trading } from './services/trading.js'
 import { AccountReads } from './store/accountReads.js'
+import { Streams } from './streams/streams.js'
 import type { Services } from './services/services.js'
 import { applyMigrations, ensureDatabase } from './store/migrate.js'
 import { createPool, PostgresUnavailableError, unavailableMessage } from './store/pg.js'
@@ -120,7 +121,10 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     const identity = new Identity({ config, log, prisma, redis, keys, rateLimitClock: opts.rateLimitClock })
     const reads = new AccountReads(prisma)
     const trading = new Trading({ config, marketData, commands: bus }, reads)
-    const services: Services = { config, log, marketData, commands: bus, identity, trading, reads }
+    // Connects to the event bus only when a stream is first opened (api role).
+    const streams = new Streams({ config, log, redis, keys, marketData, reads, identity })
+    closers.push(() => streams.close())
+    const services: Services = { config, log, marketData, commands: bus, identity, trading, reads, streams }
 
     let scheduler: LeasedLoops | null = null
     if (roles.has('scheduler')) {

@@ -116,6 +116,18 @@ const schema = z.object({
   FAUCET_DAILY_CAP: z.string().regex(/^[1-9]\d{0,11}$/, 'FAUCET_DAILY_CAP must be a whole number of USDC').default('100000'),
   /** How often the scheduler sends the engine its heartbeat (dead man's switches fire on it). */
   TICK_INTERVAL_MS: int(50, 60_000).default(1_000),
+  /** SSE streams write a `: keep-alive` comment this often. */
+  SSE_KEEPALIVE_MS: int(50, 600_000).default(15_000),
+  /** A stream WebSocket that sends no text `ping` for this long is closed (SPEC.md: 90 s). */
+  WS_PING_TIMEOUT_MS: int(50, 3_600_000).default(90_000),
+  /** Unsent bytes one stream connection may hold; past it a book stream conflates, any other is dropped. */
+  STREAM_MAX_BUFFER_BYTES: int(1, 256 * 1024 * 1024).default(1024 * 1024),
+  /** Open WebSocket and SSE connections per client IP on one API node. */
+  STREAM_MAX_CONNECTIONS_PER_IP: int(1, 1_000_000).default(200),
+  /** Subscriptions one WebSocket (/ws/*) may hold. */
+  WS_MAX_SUBSCRIPTIONS: int(1, 10_000).default(100),
+  /** The options board and option ticks are recomputed at most this often per underlying. */
+  OPTIONS_FEED_INTERVAL_MS: int(10, 60_000).default(250),
 }).refine((e) => e.NODE_ENV !== 'production' || e.JWT_SECRET !== undefined, {
   path: ['JWT_SECRET'],
   message: 'JWT_SECRET is required when NODE_ENV=production (at least 32 random characters)',
@@ -178,6 +190,12 @@ export type Config = Readonly<{
   /** Daily faucet cap in micro-USDC. */
   faucetDailyCapMicro: bigint
   tickIntervalMs: number
+  sseKeepAliveMs: number
+  wsPingTimeoutMs: number
+  streamMaxBufferBytes: number
+  streamMaxConnectionsPerIp: number
+  wsMaxSubscriptions: number
+  optionsFeedIntervalMs: number
 }>
 
 export class ConfigError extends Error {}
@@ -232,5 +250,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     faucetEnabled: e.FAUCET_ENABLED,
     faucetDailyCapMicro: BigInt(e.FAUCET_DAILY_CAP) * 1_000_000n,
     tickIntervalMs: e.TICK_INTERVAL_MS,
+    sseKeepAliveMs: e.SSE_KEEPALIVE_MS,
+    wsPingTimeoutMs: e.WS_PING_TIMEOUT_MS,
+    streamMaxBufferBytes: e.STREAM_MAX_BUFFER_BYTES,
+    streamMaxConnectionsPerIp: e.STREAM_MAX_CONNECTIONS_PER_IP,
+    wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
+    optionsFeedIntervalMs: e.OPTIONS_FEED_INTERVAL_MS,
   })
 }

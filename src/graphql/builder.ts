@@ -65,3 +65,4 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({})
 builder.mutationType({})
+builder.subscriptionType({})

@@ -7,5 +7,6 @@ import './types/catalog.js'
 import './types/identity.js'
 import './types/trading.js'
 import './types/account.js'
+import './types/subscriptions.js'
 
 export const schema = builder.toSchema({ sortSchema: false })

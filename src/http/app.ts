@@ -12,6 +12,7 @@ import { registerAdminRoutes } from '../rest/adminRoutes.js'
 import { runRoute, type CompiledRoute } from '../rest/executor.js'
 import type { Services } from '../services/services.js'
 import { errorBody } from '../domain/errors.js'
+import { installStreams } from '../streams/streamServer.js'
 import { installErrorHandling } from './errors.js'
 
 export interface HttpOptions {
@@ -82,6 +83,7 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
   })
 
   registerAdminRoutes(app, o.services)
+  installStreams(app, o.services, o.schema)
 
   if (config.env === 'test') {
     // The order path's access and rate limit, before the order endpoints exist: tests drive this.

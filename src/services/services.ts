@@ -4,6 +4,7 @@ import type { Identity } from '../auth/identity.js'
 import type { CommandBus } from '../bus/commandBus.js'
 import type { Config } from '../config/env.js'
 import type { AccountReads } from '../store/accountReads.js'
+import type { Streams } from '../streams/streams.js'
 import type { MarketData } from './marketData.js'
 import type { Trading } from './trading.js'
 
@@ -18,4 +19,6 @@ export interface Services {
   readonly trading: Trading
   /** The caller's committed records from PostgreSQL. */
   readonly reads: AccountReads
+  /** Every SSE, WebSocket and GraphQL stream, fed from the engine's event bus. */
+  readonly streams: Streams
 }

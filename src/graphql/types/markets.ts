@@ -80,7 +80,7 @@ export const MarketRef = builder.objectRef<ListedMarket>('Market').implement({
   }),
 })
 
-const LevelRef = builder.objectRef<[string, string]>('OrderbookLevel').implement({
+export const LevelRef = builder.objectRef<[string, string]>('OrderbookLevel').implement({
   fields: (t) => ({
     price: t.field({ type: 'Decimal', resolve: (l) => l[0] }),
     size: t.field({ type: 'Decimal', resolve: (l) => l[1] }),

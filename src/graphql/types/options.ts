@@ -29,7 +29,7 @@ const BoardRowRef = builder.objectRef<BoardRow>('OptionsBoardRow').implement({
   }),
 })
 
-const BoardRef = builder.objectRef<OptionsBoard>('OptionsBoard').implement({
+export const BoardRef = builder.objectRef<OptionsBoard>('OptionsBoard').implement({
   fields: (t) => ({
     underlying: t.exposeString('underlying'),
     spotPrice: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.spotPrice }),

@@ -1,0 +1,140 @@
+// Owns the documented SSE streams (SPEC.md "Streams"): /perps/book-stream, /markets/board/stream,
+// /stream/options/ticks and /portfolio/balances/stream. A request is checked (credential, arguments, the
+// per-IP cap) before anything is written, so refusals get the spec's JSON error body and status; then
+// the response becomes `text/event-stream`: `id:` is the eventSeq, `event:` the eventType, `data:` the
+// envelope, and a `: keep-alive` comment goes out every SSE_KEEPALIVE_MS. All four are snapshot streams:
+// a reconnect (with or without Last-Event-ID) starts from a fresh snapshot. A consumer whose unsent
+// bytes pass STREAM_MAX_BUFFER_BYTES is conflated (book, board, ticks: one fresh snapshot once the
+// socket drains) or, for the balance stream, ended with an `event: close` frame saying why.
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
+import { DomainError, errorBody } from '../domain/errors.js'
+import { queryString, requiredQuery } from '../rest/requestFields.js'
+import type { Services } from '../services/services.js'
+import type { ConnectionCaps } from './connectionCaps.js'
+import { sseText, type Frame } from './frame.js'
+import { slowConsumer, type OpenStream, type StreamOpener, type Subscriber } from './subscriber.js'
+
+export interface SseHost {
+  services: Services
+  caps: ConnectionCaps
+  /** Ends every open SSE response (server stop). */
+  readonly open: Set<() => void>
+}
+
+function closeText(err: unknown): string {
+  const body = err instanceof DomainError ? errorBody(err.code, err.message, err.details) : errorBody('INTERNAL_ERROR')
+  return `event: close\ndata: ${JSON.stringify(body)}\n\n`
+}
+
+class SseResponse implements Subscriber {
+  /** Frames produced while the stream opens, before the response head is written. */
+  private early: string[] | null = []
+  private stale = false
+  ended = false
+  endError: unknown = undefined
+  stream: OpenStream | null = null
+
+  constructor(
+    private readonly raw: ServerResponse,
+    private readonly maxBytes: number,
+    private readonly log: Logger,
+  ) {}
+
+  frame(f: Frame): void {
+    if (this.ended || this.stale) return
+    if (this.early) {
+      this.early.push(sseText(f))
+      return
+    }
+    if (this.raw.writableLength > this.maxBytes) {
+      const resync = this.stream?.resync
+      const at = 'SseResponse#frame'
+      if (!resync) {
+        this.log.info({ at, writableLength: this.raw.writableLength }, 'slow stream consumer disconnected')
+        return this.end(slowConsumer())
+      }
+      this.log.info({ at, writableLength: this.raw.writableLength }, 'slow stream consumer conflated')
+      this.stale = true
+      this.raw.once('drain', () => {
+        this.stale = false
+        if (!this.ended) resync()
+      })
+      return
+    }
+    this.raw.write(sseText(f))
+  }
+
+  end(err?: unknown): void {
+    if (this.ended) return
+    this.ended = true
+    this.endError = err
+    this.stream?.close()
+    if (this.early) return // not started: the handler answers with the error instead
+    if (err !== undefined) this.raw.write(closeText(err))
+    this.raw.end()
+  }
+
+  start(): void {
+    for (const text of this.early ?? []) this.raw.write(text)
+    this.early = null
+  }
+}
+
+async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, open: StreamOpener): Promise<FastifyReply> {
+  const { config } = host.services
+  const ip = req.ip
+  if (!host.caps.acquire(ip)) throw new DomainError('CONNECTION_LIMIT', `At most ${config.streamMaxConnectionsPerIp} stream connections per address`)
+  const res = new SseResponse(reply.raw, config.streamMaxBufferBytes, host.services.log)
+  let stream: OpenStream
+  try {
+    stream = await open(res)
+  } catch (err) {
+    host.caps.release(ip)
+    throw err
+  }
+  if (res.ended) {
+    stream.close()
+    host.caps.release(ip)
+    throw res.endError ?? new DomainError('UPSTREAM_DEGRADED')
+  }
+  res.stream = stream
+  reply.hijack()
+  const raw = reply.raw
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  })
+  res.start()
+  raw.flushHeaders()
+  const keepAlive = setInterval(() => {
+    if (!res.ended) raw.write(': keep-alive\n\n')
+  }, config.sseKeepAliveMs)
+  const stop = () => res.end()
+  host.open.add(stop)
+  raw.once('close', () => {
+    clearInterval(keepAlive)
+    host.open.delete(stop)
+    host.caps.release(ip)
+    res.ended = true
+    stream.close()
+  })
+  return reply
+}
+
+const query = (req: FastifyRequest) => ({ params: {}, query: req.query as Record<string, unknown>, body: undefined })
+
+export function registerSseRoutes(app: FastifyInstance, host: SseHost): void {
+  const streams = host.services.streams
+  const route = (path: string, auth: 'public' | 'read', opener: (req: FastifyRequest) => StreamOpener) =>
+    app.get(path, { config: { auth } }, (req, reply) => serve(host, req, reply, opener(req)))
+
+  route('/perps/book-stream', 'public', (req) => streams.book(requiredQuery(query(req), 'marketId')))
+  route('/markets/board/stream', 'public', (req) => streams.board(queryString(query(req), 'underlying') ?? 'BTC'))
+  route('/stream/options/ticks', 'public', (req) => streams.ticks(queryString(query(req), 'underlying') ?? 'BTC'))
+  route('/portfolio/balances/stream', 'read', (req) => streams.balances(req.credential.principal!))
+}

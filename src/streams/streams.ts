@@ -1,0 +1,257 @@
+// Owns every stream this API node serves, whatever the transport (SSE, the /ws sockets, GraphQL over
+// graphql-ws or SSE): each is a StreamOpener that validates its arguments with the spec's codes and then
+// feeds a Subscriber. Engine streams read the one EventHub; the board, option ticks and quotes are
+// computed here and shared by all local subscribers. Private streams are closed when the API key that
+// opened them is revoked, on every node (the revocation reaches all of them on the auth channel).
+import type { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type { Principal } from '../auth/principal.js'
+import type { Identity } from '../auth/identity.js'
+import type { RedisKeys } from '../bus/keys.js'
+import { familyCatalog, CATALOG } from '../config/catalog.js'
+import type { Config } from '../config/env.js'
+import { DomainError } from '../domain/errors.js'
+import { streams as names } from '../engine/events.js'
+import type { MarketData } from '../services/marketData.js'
+import { walletBalance, type WalletBalance } from '../services/portfolio.js'
+import type { AccountReads } from '../store/accountReads.js'
+import type { ListedMarket } from '../store/marketRows.js'
+import { EventHub } from './eventHub.js'
+import { makeFrame, type Frame } from './frame.js'
+import { OptionsFeed } from './optionsFeed.js'
+import { QuoteFeed } from './quoteFeed.js'
+import type { OpenStream, StreamOpener, Subscriber } from './subscriber.js'
+import { Tail } from './tail.js'
+
+export interface StreamsDeps {
+  config: Config
+  log: Logger
+  redis: Redis
+  keys: RedisKeys
+  marketData: MarketData
+  reads: AccountReads
+  identity: Identity
+}
+
+/** A balance stream message: the wallet balance (GET /wallet/balance) as it stands after the event. */
+export type BalanceSnapshot = WalletBalance & { kind: 'snapshot' }
+
+interface BucketPayload {
+  wallet: string
+  spot: string
+  perps: string
+  options: string
+}
+
+export class Streams {
+  readonly hub: EventHub
+  private readonly optionFeeds = new Map<string, Promise<OptionsFeed>>()
+  private readonly quoteFeeds = new Map<string, Promise<QuoteFeed>>()
+  /** Open private streams by the API key that authenticated them. */
+  private readonly byKey = new Map<string, Set<() => void>>()
+
+  constructor(private readonly d: StreamsDeps) {
+    this.hub = new EventHub({ redisUrl: d.config.redisUrl, redis: d.redis, keys: d.keys, log: d.log })
+    d.identity.events.on((e) => {
+      if (e.type === 'key-revoked') this.revoke(e.keyId)
+    })
+  }
+
+  /** Order book of any listed market: OrderbookSnapshot, then OrderbookDelta with contiguous sequences. */
+  book(marketId: string, only?: 'option'): StreamOpener {
+    return async (sub) => {
+      await this.market(marketId, only)
+      return this.tail(sub, { stream: names.book(marketId), snapshot: () => this.bookSnapshot(marketId) })
+    }
+  }
+
+  /** PerpPrice events of a perpetual. */
+  prices(symbol: string, fromSeq: number | null): StreamOpener {
+    return async (sub) => {
+      const m = await this.market(symbol)
+      if (m.spec.type !== 'perpetual') throw new DomainError('INVALID_MARKET_ID', `Prices are published for perpetuals; ${symbol} is a ${m.spec.type}`)
+      return this.tail(sub, { stream: names.prices(symbol), fromSeq })
+    }
+  }
+
+  /** Public Trade events of a market. */
+  trades(marketId: string, fromSeq: number | null, only?: 'option'): StreamOpener {
+    return async (sub) => {
+      await this.market(marketId, only)
+      return this.tail(sub, { stream: names.trades(marketId), fromSeq })
+    }
+  }
+
+  /** Top of book of a market, or of every live market of an underlying. */
+  quotes(symbol: string): StreamOpener {
+    return async (sub) => {
+      const md = this.d.marketData
+      const one = await md.market(symbol)
+      const family = one ? null : familyCatalog(symbol)
+      if (!one && !family) throw new DomainError('MARKET_NOT_FOUND', `${symbol} is neither a market nor an underlying`, { underlyings: CATALOG.map((c) => c.family) })
+      const ids = one ? [symbol] : (await md.listed()).filter((m) => m.spec.family === symbol && m.status !== 'settled').map((m) => m.spec.id)
+      const open: OpenStream[] = []
+      try {
+        for (const id of ids) open.push(await this.quoteStream(id, sub))
+      } catch (err) {
+        for (const s of open) s.close()
+        throw err
+      }
+      return { close: () => open.forEach((s) => s.close()), resync: () => open.forEach((s) => s.resync?.()) }
+    }
+  }
+
+  /** The options board of an underlying: BoardSnapshot, then BoardDelta with the changed rows. */
+  board(underlying: string): StreamOpener {
+    return (sub) => this.optionsStream(underlying, (feed) => feed.subscribeBoard(sub))
+  }
+
+  /** Option ticks of an underlying: OptionSnapshot, then OptionDelta with the changed ticks. */
+  ticks(underlying: string): StreamOpener {
+    return (sub) => this.optionsStream(underlying, (feed) => feed.subscribeTicks(sub))
+  }
+
+  /** The caller's OrderUpdate events; replay after `fromSeq` from the buffer. */
+  orders(principal: Principal, fromSeq: number | null): StreamOpener {
+    return this.private(principal, (sub) => this.tail(sub, { stream: names.orders(principal.userId), fromSeq }))
+  }
+
+  /** The caller's Fill events; replay after `fromSeq` from the buffer. */
+  fills(principal: Principal, fromSeq: number | null): StreamOpener {
+    return this.private(principal, (sub) => this.tail(sub, { stream: names.fills(principal.userId), fromSeq }))
+  }
+
+  /**
+   * The caller's wallet balance: BalanceSnapshot (from PostgreSQL, at the stream's latest sequence), then
+   * one BalanceUpdate snapshot per engine balance event. Each event carries every bucket, so whichever
+   * event lands after the read, the last message is the committed state.
+   */
+  balances(principal: Principal): StreamOpener {
+    const userId = principal.userId
+    const stream = names.balances(userId)
+    return this.private(principal, async (sub) => {
+      let current: WalletBalance | null = null
+      const snapshot = async () => {
+        const seq = (await this.hub.lastSeq(stream)) ?? 0
+        current = await walletBalance(this.d.reads, userId)
+        return makeFrame({ eventType: 'BalanceSnapshot', eventSeq: seq, engineTs: Date.now(), payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot })
+      }
+      const emit = (f: Frame) => {
+        if (f.env.eventType !== 'BalanceUpdate') return sub.frame(f)
+        const b = f.env.payload as BucketPayload
+        current = { ...current!, walletBalance: b.wallet, tradableBalance: b.spot, spotBalance: b.spot, perpsBalance: b.perps, optionsBalance: b.options }
+        sub.frame(makeFrame({ ...f.env, payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot }))
+      }
+      const tail = await Tail.open({ hub: this.hub, stream, snapshot, emit, fail: (err) => sub.end(err) })
+      return { close: () => tail.close(), resync: tail.resync }
+    })
+  }
+
+  async close(): Promise<void> {
+    for (const p of [...this.optionFeeds.values(), ...this.quoteFeeds.values()]) void p.then((f) => f.close(), () => {})
+    this.optionFeeds.clear()
+    this.quoteFeeds.clear()
+    await this.hub.close()
+  }
+
+  private async market(id: string, only?: 'option'): Promise<ListedMarket> {
+    const m = await this.d.marketData.marketOrThrow(id)
+    if (only === 'option' && m.spec.type !== 'option') throw new DomainError('INVALID_MARKET_ID', `${id} is not an option market`)
+    return m
+  }
+
+  private async bookSnapshot(marketId: string): Promise<Frame> {
+    const b = await this.d.marketData.orderbook(marketId)
+    return makeFrame({
+      eventType: 'OrderbookSnapshot',
+      eventSeq: b.sequence,
+      engineTs: Date.parse(b.timestamp),
+      payload: { kind: 'snapshot', marketId: b.marketId, sequence: b.sequence, bids: b.bids, asks: b.asks },
+    })
+  }
+
+  private async tail(sub: Subscriber, o: { stream: string; snapshot?: () => Promise<Frame>; fromSeq?: number | null }): Promise<OpenStream> {
+    const tail = await Tail.open({ hub: this.hub, ...o, emit: (f) => sub.frame(f), fail: (err) => sub.end(err) })
+    return { close: () => tail.close(), resync: tail.resync }
+  }
+
+  private async optionsStream(underlying: string, subscribe: (feed: OptionsFeed) => OpenStream | null): Promise<OpenStream> {
+    const family = familyCatalog(underlying)
+    if (!family) throw new DomainError('PRODUCT_NOT_FOUND', `Unknown underlying ${underlying}`, { underlyings: CATALOG.map((c) => c.family) })
+    // A feed that went idle between lookup and subscription is replaced by a new one.
+    for (;;) {
+      let p = this.optionFeeds.get(family.family)
+      if (!p) {
+        const opened = OptionsFeed.open(
+          { hub: this.hub, marketData: this.d.marketData, log: this.d.log, intervalMs: this.d.config.optionsFeedIntervalMs },
+          family.family,
+          () => {
+            if (this.optionFeeds.get(family.family) === opened) this.optionFeeds.delete(family.family)
+          },
+        )
+        this.optionFeeds.set(family.family, (p = opened))
+        opened.catch(() => {
+          if (this.optionFeeds.get(family.family) === opened) this.optionFeeds.delete(family.family)
+        })
+      }
+      const stream = subscribe(await p)
+      if (stream) return stream
+    }
+  }
+
+  private async quoteStream(marketId: string, sub: Subscriber): Promise<OpenStream> {
+    for (;;) {
+      let p = this.quoteFeeds.get(marketId)
+      if (!p) {
+        const opened = QuoteFeed.open(this.hub, marketId, () => this.bookSnapshot(marketId), () => {
+          if (this.quoteFeeds.get(marketId) === opened) this.quoteFeeds.delete(marketId)
+        })
+        this.quoteFeeds.set(marketId, (p = opened))
+        opened.catch(() => {
+          if (this.quoteFeeds.get(marketId) === opened) this.quoteFeeds.delete(marketId)
+        })
+      }
+      const stream = (await p).subscribe(sub)
+      if (stream) return stream
+    }
+  }
+
+  /** Registers a private stream under its API key, so a revocation ends it with KEY_REVOKED. */
+  private private(principal: Principal, open: StreamOpener): StreamOpener {
+    const keyId = principal.keyId
+    if (keyId === undefined) return open
+    return async (sub) => {
+      const stream = await open(sub)
+      const revoke = () => {
+        stream.close()
+        sub.end(new DomainError('KEY_REVOKED', 'The API key of this stream has been revoked'))
+      }
+      let set = this.byKey.get(keyId)
+      if (!set) this.byKey.set(keyId, (set = new Set()))
+      set.add(revoke)
+      const forget = () => {
+        set.delete(revoke)
+        if (set.size === 0 && this.byKey.get(keyId) === set) this.byKey.delete(keyId)
+      }
+      // A revocation published while this stream was opening was not seen by the handler: check the marker.
+      if ((await this.d.redis.exists(this.d.keys.revokedKey(keyId))) === 1) {
+        forget()
+        revoke()
+      }
+      return {
+        close: () => {
+          forget()
+          stream.close()
+        },
+        resync: stream.resync,
+      }
+    }
+  }
+
+  private revoke(keyId: string): void {
+    const set = this.byKey.get(keyId)
+    if (!set) return
+    this.byKey.delete(keyId)
+    for (const revoke of set) revoke()
+  }
+}

@@ -1,0 +1,233 @@
+// GraphQL subscriptions with real clients: graphql-ws (authenticated at connection_init, or by the
+// upgrade's cookie from an allowed origin) for the public streams and the caller's private ones, with
+// scope auth on subscribe, replay from fromSeq and revocation; and yoga's SSE transport with graphql-sse.
+import { createClient as createSseClient } from 'graphql-sse'
+import { createClient, type Client } from 'graphql-ws'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
+import { createKey, del, signIn, type SignedIn } from '../support/auth.js'
+import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { DECIMAL, http, type Http } from '../support/http.js'
+import { applyBook, Inbox, levels, wsUrl } from '../support/streams.js'
+
+let ex: TestExchange
+let api: Http
+let alice: SignedIn
+let bob: SignedIn
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
+const PERP = 'BTC-PERP'
+const clients: Client[] = []
+
+const pushBtc = (price: string) => {
+  const futures = nextQuarterlyExpiries(Date.now(), 2).map((e) => `BTC-USDC-${isoDate(e)}`)
+  return api.post('/admin/marks', { marks: [['BTC-USDC-SPOT', price], [futures[0]!, price], [futures[1]!, price]].map(([marketId, p]) => ({ marketId, price: p })) }, admin)
+}
+
+const order = (u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
+
+function wsClient(connectionParams?: Record<string, unknown>, webSocketImpl: unknown = WebSocket): Client {
+  const c = createClient({ url: wsUrl(ex.url!, '/graphql'), webSocketImpl, connectionParams, retryAttempts: 0, lazy: true })
+  clients.push(c)
+  return c
+}
+
+interface Sub {
+  results: Inbox<any>
+  /** Errors the server ended the subscription with. */
+  error: Promise<any>
+  dispose(): void
+}
+
+function subscribe(client: Client, query: string, variables?: Record<string, unknown>): Sub {
+  const results = new Inbox<any>()
+  let fail: (e: unknown) => void = () => {}
+  const error = new Promise<any>((resolve) => (fail = resolve))
+  const dispose = client.subscribe({ query, variables }, {
+    next: (r) => results.push(r),
+    error: (e) => {
+      fail(e)
+      results.close(e)
+    },
+    complete: () => results.close(new Error('complete')),
+  })
+  return { results, error, dispose }
+}
+
+const ENVELOPE = 'eventId eventType eventSeq engineTs sourceTs correlationId causationId'
+const BOOK = `subscription($m: String!) { orderbook(marketId: $m) { ${ENVELOPE} payload { kind marketId sequence bids { price size } asks { price size } changes { side price size } } } }`
+const ORDERS = `subscription($f: SafeInt) { myOrders(fromSeq: $f) { eventType eventSeq correlationId payload { id userId status filledQuantity price } } }`
+const FILLS = `subscription { myFills { eventType eventSeq payload { tradeId orderId side price quantity role createdAt } } }`
+const BALANCES = `subscription { myBalances { eventType eventSeq payload { walletBalance perpsBalance spotBalance } } }`
+
+beforeAll(async () => {
+  ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000', OPTIONS_FEED_INTERVAL_MS: '50' })
+  api = http(ex.url!)
+  expect((await pushBtc('95000')).status).toBe(200)
+  alice = await signIn(api, ex.url!)
+  bob = await signIn(api, ex.url!)
+  for (const u of [alice, bob]) {
+    expect((await api.post('/wallet/faucet', { amount: '100000' }, u.cookie)).status).toBe(200)
+    expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'perps', amount: '60000' }, u.cookie)).status).toBe(200)
+  }
+})
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()))
+  await ex?.close()
+})
+
+describe('graphql-ws, public streams', () => {
+  it('orderbook: a snapshot first, then deltas with sequence +1; the applied book is the orderbook query', async () => {
+    const [s1, s2] = [subscribe(wsClient(), BOOK, { m: PERP }), subscribe(wsClient(), BOOK, { m: PERP })]
+    const snap = (await s1.results.next()).data.orderbook
+    expect(snap).toMatchObject({ eventType: 'OrderbookSnapshot', sourceTs: null, payload: { kind: 'snapshot', marketId: PERP, sequence: snap.eventSeq, changes: null } })
+    let book = applyBook(null, { kind: 'snapshot', bids: snap.payload.bids.map((l: any) => [l.price, l.size]), asks: snap.payload.asks.map((l: any) => [l.price, l.size]) })
+    expect((await s2.results.next()).data.orderbook).toEqual(snap)
+
+    await order(alice, { side: 'buy', price: '94000', quantity: '0.01' })
+    await order(bob, { side: 'sell', price: '96000', quantity: '0.02' })
+    await order(bob, { side: 'sell', price: '94000', quantity: '0.004' })
+    const q = (await api.graphql(`{ orderbook(marketId: "${PERP}") { sequence bids { price size } asks { price size } } }`)).body.data.orderbook
+    let seq = snap.eventSeq
+    while (seq < q.sequence) {
+      const d = (await s1.results.next()).data.orderbook
+      expect(d).toMatchObject({ eventType: 'OrderbookDelta', eventSeq: seq + 1, payload: { kind: 'delta', sequence: seq + 1, bids: null, asks: null } })
+      expect((await s2.results.next()).data.orderbook).toEqual(d)
+      book = applyBook(book, { kind: 'delta', changes: d.payload.changes.map((c: any) => ({ ...c, side: c.side.toLowerCase() })) })
+      seq = d.eventSeq
+    }
+    const pairs = (ls: any[]) => ls.map((l) => [l.price, l.size])
+    expect(levels(book)).toEqual({ bids: pairs(q.bids), asks: pairs(q.asks) })
+    s1.dispose()
+    s2.dispose()
+  })
+
+  it('prices and trades: PerpPrice after marks move, Trade after a match', async () => {
+    const client = wsClient()
+    const prices = subscribe(client, `subscription { prices(symbol: "${PERP}") { eventType eventSeq sourceTs payload { kind symbol price tsMs } } }`)
+    const trades = subscribe(client, `subscription { trades(marketId: "${PERP}") { eventType eventSeq payload { marketId price quantity takerSide } } }`)
+    // The first subscription is live once a later one on the same connection answers.
+    const book = subscribe(client, BOOK, { m: PERP })
+    await book.results.next()
+    expect((await pushBtc('95100')).status).toBe(200)
+    const tick = (await prices.results.next()).data.prices
+    expect(tick).toMatchObject({ eventType: 'PerpPrice', sourceTs: expect.any(Number), payload: { kind: 'price', symbol: PERP, price: expect.stringMatching(DECIMAL) } })
+    // The perpetual's mark is the curve index (95,100) plus the book's premium, bounded.
+    expect(Math.abs(Number(tick.payload.price) - 95100)).toBeLessThan(500)
+    await order(alice, { side: 'buy', price: '95000', quantity: '0.01' })
+    await order(bob, { side: 'sell', price: '95000', quantity: '0.01' })
+    expect((await trades.results.next()).data.trades).toMatchObject({ eventType: 'Trade', payload: { marketId: PERP, price: '95000', quantity: '0.01', takerSide: 'SELL' } })
+    for (const s of [prices, trades, book]) s.dispose()
+  })
+
+  it('optionsBoard and optionTicks: a snapshot, then a delta when the marks move', async () => {
+    const client = wsClient()
+    const board = subscribe(client, `subscription { optionsBoard(underlying: "BTC") { eventType eventSeq payload { kind seq removed board { underlying spotPrice calls { marketId markPrice } } } } }`)
+    const ticks = subscribe(client, `subscription { optionTicks(underlying: "BTC") { eventType eventSeq payload { kind seq ticks { instrumentId bid ask mark iv delta } } } }`)
+    const b0 = (await board.results.next()).data.optionsBoard
+    const t0 = (await ticks.results.next()).data.optionTicks
+    expect(b0).toMatchObject({ eventType: 'BoardSnapshot', payload: { kind: 'snapshot', seq: b0.eventSeq, board: { underlying: 'BTC', spotPrice: '95100' } } })
+    expect(t0).toMatchObject({ eventType: 'OptionSnapshot', payload: { kind: 'snapshot', seq: t0.eventSeq } })
+    expect(t0.payload.ticks.length).toBe(2 * b0.payload.board.calls.length)
+    expect((await pushBtc('96100')).status).toBe(200)
+    // The engine's heartbeat may move the perpetual's mark first: take deltas until the pushed spot shows.
+    const b1 = await board.results.until((r) => r.data.optionsBoard.payload.board.spotPrice === '96100')
+    expect(b1.data.optionsBoard).toMatchObject({ eventType: 'BoardDelta', payload: { kind: 'delta', seq: b1.data.optionsBoard.eventSeq } })
+    expect(b1.data.optionsBoard.eventSeq).toBeGreaterThan(b0.eventSeq)
+    expect((await ticks.results.next()).data.optionTicks).toMatchObject({ eventType: 'OptionDelta', eventSeq: t0.eventSeq + 1, payload: { kind: 'delta' } })
+    board.dispose()
+    ticks.dispose()
+  })
+
+  it('answers an unknown market with MARKET_NOT_FOUND', async () => {
+    const s = subscribe(wsClient(), BOOK, { m: 'NOPE-PERP' })
+    expect((await s.results.next()).errors[0].extensions).toMatchObject({ code: 'MARKET_NOT_FOUND', status: 404 })
+  })
+})
+
+describe('graphql-ws, private streams', () => {
+  it('refuses them without a credential, with a forged one, and with a revoked key, each with its code', async () => {
+    const none = subscribe(wsClient(), ORDERS)
+    expect((await none.results.next()).errors[0].extensions).toMatchObject({ code: 'MISSING_CREDENTIAL', status: 401 })
+    const forged = subscribe(wsClient({ authorization: 'Bearer svc_sk_forgedforgedforgedforgedforgedforgedforge' }), ORDERS)
+    expect((await forged.results.next()).errors[0].extensions).toMatchObject({ code: 'INVALID_TOKEN' })
+    const key = await createKey(api, alice.cookie, { scope: 'read' })
+    expect((await del(api, `/perps/me/api-keys/${key.id}`, alice.cookie)).status).toBe(200)
+    const revoked = subscribe(wsClient({ authorization: key.auth.authorization }), ORDERS)
+    expect((await revoked.results.next()).errors[0].extensions).toMatchObject({ code: 'KEY_REVOKED' })
+  })
+
+  it('myOrders, myFills and myBalances: the caller\'s own events with a read key; replay from fromSeq', async () => {
+    for (const u of [alice, bob]) expect((await api.post('/perps/orders/cancel-all', {}, u.cookie)).status).toBe(200)
+    const key = await createKey(api, alice.cookie, { scope: 'read' })
+    const client = wsClient({ authorization: key.auth.authorization })
+    const orders = subscribe(client, ORDERS)
+    const fills = subscribe(client, FILLS)
+    const balances = subscribe(client, BALANCES)
+    const b0 = (await balances.results.next()).data.myBalances
+    const rest = (await api.get('/wallet/balance', alice.cookie)).body
+    expect(b0).toMatchObject({ eventType: 'BalanceSnapshot', payload: { walletBalance: rest.walletBalance, perpsBalance: rest.perpsBalance, spotBalance: rest.spotBalance } })
+
+    const placed = await order(alice, { side: 'buy', price: '96000', quantity: '0.01' })
+    const o1 = (await orders.results.next()).data.myOrders
+    expect(o1).toMatchObject({ eventType: 'OrderUpdate', correlationId: placed.headers.get('x-correlation-id'), payload: { id: placed.body.id, userId: alice.user.id, status: 'OPEN', price: '96000' } })
+    await order(bob, { side: 'sell', price: '96000', quantity: '0.01' })
+    expect((await orders.results.next()).data.myOrders).toMatchObject({ eventSeq: o1.eventSeq + 1, payload: { id: placed.body.id, status: 'FILLED', filledQuantity: '0.01' } })
+    const fill = (await fills.results.next()).data.myFills
+    expect(fill).toMatchObject({ eventType: 'Fill', payload: { orderId: placed.body.id, side: 'BUY', price: '96000', quantity: '0.01', role: 'MAKER' } })
+    expect(fill.payload.tradeId).toBe((await api.get('/perps/trades', alice.cookie)).body[0].tradeId)
+    const b1 = await balances.results.until((r) => r.data.myBalances.payload.perpsBalance !== b0.payload.perpsBalance)
+    expect(b1.data.myBalances.payload.perpsBalance).toBe((await api.get('/wallet/balance', alice.cookie)).body.perpsBalance)
+
+    // A reconnect from the first event's predecessor replays both, then goes on live.
+    const replay = subscribe(wsClient({ authorization: key.auth.authorization }), ORDERS, { f: o1.eventSeq - 1 })
+    expect((await replay.results.next()).data.myOrders).toEqual(o1)
+    expect((await replay.results.next()).data.myOrders).toMatchObject({ eventSeq: o1.eventSeq + 1 })
+    for (const s of [orders, fills, balances, replay]) s.dispose()
+  })
+
+  it('ends open private subscriptions with KEY_REVOKED when their key is revoked', async () => {
+    const key = await createKey(api, alice.cookie, { scope: 'read' })
+    const client = wsClient({ authorization: key.auth.authorization })
+    const balances = subscribe(client, BALANCES)
+    await balances.results.next()
+    expect((await del(api, `/perps/me/api-keys/${key.id}`, alice.cookie)).status).toBe(200)
+    const errors = await balances.error
+    expect(errors[0].extensions).toMatchObject({ code: 'KEY_REVOKED', status: 401 })
+  })
+
+  it('takes the session cookie of the upgrade request, but not from a foreign origin', async () => {
+    class Browser extends WebSocket {
+      constructor(url: string, protocols: string[]) {
+        super(url, protocols, { headers: { ...alice.cookie, origin: 'http://localhost:5173' } })
+      }
+    }
+    class Foreign extends WebSocket {
+      constructor(url: string, protocols: string[]) {
+        super(url, protocols, { headers: { ...alice.cookie, origin: 'https://evil.example' } })
+      }
+    }
+    const own = subscribe(wsClient(undefined, Browser), BALANCES)
+    expect((await own.results.next()).data.myBalances.eventType).toBe('BalanceSnapshot')
+    const foreign = subscribe(wsClient(undefined, Foreign), BALANCES)
+    expect((await foreign.results.next()).errors[0].extensions.code).toBe('MISSING_CREDENTIAL')
+    own.dispose()
+  })
+})
+
+describe('yoga SSE (graphql-sse, distinct connections)', () => {
+  it('serves the same subscriptions, authenticated by the Authorization header', async () => {
+    const key = await createKey(api, bob.cookie, { scope: 'read' })
+    const client = createSseClient({ url: `${ex.url}/graphql`, singleConnection: false, headers: key.auth, retryAttempts: 0 })
+    const it = client.iterate({ query: BALANCES })
+    const first = await it.next()
+    expect(first.value).toMatchObject({ data: { myBalances: { eventType: 'BalanceSnapshot' } } })
+    const books = client.iterate({ query: BOOK, variables: { m: PERP } })
+    expect((await books.next()).value).toMatchObject({ data: { orderbook: { eventType: 'OrderbookSnapshot' } } })
+    await order(bob, { side: 'sell', price: '99000', quantity: '0.01' })
+    expect((await books.next()).value).toMatchObject({ data: { orderbook: { eventType: 'OrderbookDelta', payload: { changes: [{ side: 'ASK', price: '99000', size: '0.01' }] } } } })
+    await it.return?.()
+    await books.return?.()
+    client.dispose()
+  })
+})
