@@ -9,7 +9,7 @@ import { runListing } from '../../src/scheduler/listingJob.js'
 import { expectError, signIn, type SignedIn } from '../support/auth.js'
 import { watchEvent } from '../support/events.js'
 import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
-import { DECIMAL, http, type Http } from '../support/http.js'
+import { DECIMAL, http, ISO, type Http } from '../support/http.js'
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const PERP = 'BTC-PERP'
@@ -188,5 +188,55 @@ describe('liquidation and settlement', () => {
     const settlement = (await api.get('/perps/trades', dave.cookie)).body.find((t: any) => t.type === 'settlement')
     expect(settlement).toMatchObject({ marketId: f1, side: 'sell', price: '97000', quantity: '0.1', amount: '200' })
     expect((await api.get('/perps/markets')).body.some((m: any) => m.marketId === f1)).toBe(false)
+  })
+})
+
+describe('conditional orders', () => {
+  let ex: TestExchange
+  let api: Http
+  beforeAll(async () => {
+    ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000' })
+    api = http(ex.url!)
+    await pushBtc(api, '95000')
+  })
+  afterAll(() => ex?.close())
+
+  const listed = async (u: SignedIn, id: string) => (await api.get('/perps/orders', u.cookie)).body.find((o: any) => o.id === id)
+
+  it('lists a stop with its trigger state, cancels one, and fires another when the mark crosses it', async () => {
+    const alice = await user(api, ex, '20000')
+    const mm = await user(api, ex, '90000')
+    const stop = await order(api, alice, { side: 'buy', type: 'market', quantity: '0.01', stopPrice: '96000' })
+    expect(stop.body).toMatchObject({ status: 'open', stopPrice: '96000', triggeredAt: null, filledQuantity: '0' })
+    expect((await api.get('/perps/orders/open', alice.cookie)).body.map((o: any) => o.id)).toContain(stop.body.id)
+    // Waiting outside the book: nothing rests at any price.
+    expect((await api.get(`/perps/orderbook/${PERP}`)).body.bids).toEqual([])
+
+    const spare = await order(api, alice, { side: 'buy', type: 'market', quantity: '0.01', stopPrice: '97000' })
+    expect((await api.post(`/perps/orders/${spare.body.id}/cancel`, {}, alice.cookie)).status).toBe(200)
+    expect(await listed(alice, spare.body.id)).toMatchObject({ status: 'canceled', triggeredAt: null })
+
+    await order(api, mm, { side: 'sell', price: '96100', quantity: '0.01' })
+    await pushBtc(api, '96100')
+    expect(await listed(alice, stop.body.id)).toMatchObject({ status: 'filled', filledQuantity: '0.01', triggeredAt: expect.stringMatching(ISO) })
+    expect((await api.get('/perps/positions', alice.cookie)).body[0]).toMatchObject({ marketId: PERP, side: 'long', quantity: '0.01' })
+  })
+
+  it('arms a take-profit/stop-loss pair on the fill, lists both, and the one that fires cancels the other', async () => {
+    const bob = await user(api, ex, '20000')
+    const mm = await user(api, ex, '90000')
+    await order(api, mm, { side: 'sell', price: '96100', quantity: '0.02' })
+    const parent = await order(api, bob, { side: 'buy', price: '96100', quantity: '0.02', takeProfitPrice: '97000', stopLossPrice: '95000' })
+    expect(parent.body).toMatchObject({ status: 'filled', takeProfitPrice: '97000', stopLossPrice: '95000' })
+    const open = (await api.get('/perps/orders/open', bob.cookie)).body
+    const [tp, sl] = [`${parent.body.id}:tp`, `${parent.body.id}:sl`].map((id) => open.find((o: any) => o.id === id))
+    expect(tp).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null })
+    expect(sl).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null })
+
+    await order(api, mm, { side: 'buy', price: '94900', quantity: '0.02' })
+    await pushBtc(api, '94900')
+    expect(await listed(bob, sl.id)).toMatchObject({ status: 'filled', triggeredAt: expect.stringMatching(ISO) })
+    expect(await listed(bob, tp.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
+    expect((await api.get('/perps/positions', bob.cookie)).body).toEqual([])
   })
 })
