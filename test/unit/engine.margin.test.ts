@@ -2,7 +2,7 @@
 // NO_RISK_ARRAY, transfers out of perps.
 import { beforeEach, describe, expect, it } from 'vitest'
 import { SYSTEM_USER } from '../../src/domain/buckets.js'
-import { crossMargin, orderMarginImpact } from '../../src/engine/margin.js'
+import { checkOrderMargin, crossMargin, orderMarginImpact } from '../../src/engine/margin.js'
 import { stateHash } from '../../src/engine/snapshot.js'
 import { PERP, TradingHarness } from '../support/tradingFixtures.js'
 
@@ -59,6 +59,20 @@ describe('cross portfolio margin in the engine', () => {
       const withIt = crossMargin(state, alice, [w])
       expect(orderMarginImpact(state, alice, [w], false)).toMatchObject({ im: withIt.im - without.im, mm: withIt.mm - without.mm, available: without.available })
     }
+    // The placement check gives the preview's verdict, with the same details, for orders that fit or not.
+    for (const lots of [1, 1_000, 100_000]) {
+      const w = [{ market: state.markets.get(PERP)!, side: 'buy' as const, lots, priceTicks: 950_000 }]
+      const { refusal } = orderMarginImpact(state, alice, w, false)
+      let thrown: unknown = null
+      try {
+        checkOrderMargin(state, alice, w, false)
+      } catch (err) {
+        thrown = err
+      }
+      const verdict = (e: any) => e && { code: e.code, details: e.details }
+      expect(verdict(thrown)).toEqual(verdict(refusal))
+    }
+    expect(orderMarginImpact(state, alice, [{ market: state.markets.get(PERP)!, side: 'buy', lots: 100_000, priceTicks: 950_000 }], false).refusal).not.toBeNull()
   })
 
   it('counts open orders with the position on their worse side', () => {

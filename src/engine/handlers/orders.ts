@@ -34,10 +34,13 @@ function requireActive(market: MarketRuntime): void {
 }
 
 /** The engine's own look at a spec it did not build: integers where integers belong, enums in range. */
+type SpecCode = 'INVALID_REQUEST' | 'INVALID_QUANTITY' | 'INVALID_PRICE' | 'INVALID_TIME_IN_FORCE'
+
+function bad(code: SpecCode, what: string): never {
+  throw new DomainError(code, `Invalid ${what}`)
+}
+
 export function checkSpec(spec: OrderSpec, market: MarketRuntime): void {
-  const bad = (code: 'INVALID_REQUEST' | 'INVALID_QUANTITY' | 'INVALID_PRICE' | 'INVALID_TIME_IN_FORCE', what: string) => {
-    throw new DomainError(code, `Invalid ${what}`)
-  }
   if (typeof spec.id !== 'string' || spec.id.length === 0 || spec.id.length > 64) bad('INVALID_REQUEST', 'order id')
   if (!(SIDES as readonly string[]).includes(spec.side)) bad('INVALID_REQUEST', 'side')
   if (!(ORDER_TYPES as readonly string[]).includes(spec.type)) bad('INVALID_REQUEST', 'type')
