@@ -27,58 +27,58 @@ const pushBtc = (api: Http, price: string, sourceTimestamp?: number) =>
 
 const order = (api: Http, u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
 
-describe('fail-closed marks', () => {
-  let ex: TestExchange
-  let api: Http
+/** An exchange (api, engine, scheduler) for one describe block: started before its tests, closed after. */
+function exchangeFor(env: Record<string, string>, ready?: (api: Http) => Promise<unknown>): { ex: TestExchange; api: Http } {
+  const h = {} as { ex: TestExchange; api: Http }
   beforeAll(async () => {
-    ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_FEED: 'sim', MARK_FEED_INTERVAL_MS: '100', MARK_STALE_MS: '300' })
-    api = http(ex.url!)
+    h.ex = await startTestExchange({ ROLES: 'api,engine,scheduler', ...env })
+    h.api = http(h.ex.url!)
+    await ready?.(h.api)
   })
-  afterAll(() => ex?.close())
+  afterAll(() => h.ex?.close())
+  return h
+}
+
+describe('fail-closed marks', () => {
+  const h = exchangeFor({ MARK_FEED: 'sim', MARK_FEED_INTERVAL_MS: '100', MARK_STALE_MS: '300' })
 
   it('stops trading when the feed stops and resumes when it resumes', async () => {
-    await (await watchEvent(ex, `prices:${PERP}`, () => true)).event
-    const alice = await user(api, ex, '50000')
+    await (await watchEvent(h.ex, `prices:${PERP}`, () => true)).event
+    const alice = await user(h.api, h.ex, '50000')
     // 5% under the mark: inside a band that moves with every mark.
     const price = async () => {
-      const low = (await api.get('/perps/markets')).body.find((m: any) => m.marketId === PERP).priceBandLow as string
+      const low = (await h.api.get('/perps/markets')).body.find((m: any) => m.marketId === PERP).priceBandLow as string
       return (Math.round((Number(low) / 0.9) * 0.95 * 10) / 10).toFixed(1)
     }
-    expect((await order(api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
+    expect((await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
 
-    expect((await api.post('/admin/feed', { enabled: false }, admin)).body).toEqual({ enabled: false })
+    expect((await h.api.post('/admin/feed', { enabled: false }, admin)).body).toEqual({ enabled: false })
     // No waiting for the threshold to pass: the engine's clock is moved past it.
     const later = Date.now() + 1_000
-    await ex.services.commands.execute({ type: 'Tick' }, { ts: later })
-    const stale = await order(api, alice, { side: 'buy', price: await price(), quantity: '0.01' })
+    await h.ex.services.commands.execute({ type: 'Tick' }, { ts: later })
+    const stale = await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })
     expectError(stale, 422, 'STALE_MARK_PRICE')
     expect(stale.body.details).toMatchObject({ thresholdMs: 300 })
 
-    const fresh = await watchEvent(ex, `prices:${PERP}`, (e) => e.sourceTs! >= later - 300)
-    expect((await api.post('/admin/feed', { enabled: true }, admin)).body).toEqual({ enabled: true })
+    const fresh = await watchEvent(h.ex, `prices:${PERP}`, (e) => e.sourceTs! >= later - 300)
+    expect((await h.api.post('/admin/feed', { enabled: true }, admin)).body).toEqual({ enabled: true })
     await fresh.event
-    expect((await order(api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
+    expect((await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
   })
 })
 
 describe('with pushed marks', () => {
-  let ex: TestExchange
-  let api: Http
+  const h = exchangeFor({ MARK_STALE_MS: '3600000' })
   let alice: SignedIn
   let bob: SignedIn
   let mm: SignedIn
-  beforeAll(async () => {
-    ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000' })
-    api = http(ex.url!)
-  })
-  afterAll(() => ex?.close())
 
   it('refuses with MISSING_MARK_PRICE before any mark', async () => {
-    alice = await user(api, ex, '10000')
-    expectError(await order(api, alice, { side: 'buy', price: '95000', quantity: '0.01' }), 422, 'MISSING_MARK_PRICE')
-    expect((await pushBtc(api, '95000')).status).toBe(200)
-    bob = await user(api, ex, '60000')
-    mm = await user(api, ex, '90000')
+    alice = await user(h.api, h.ex, '10000')
+    expectError(await order(h.api, alice, { side: 'buy', price: '95000', quantity: '0.01' }), 422, 'MISSING_MARK_PRICE')
+    expect((await pushBtc(h.api, '95000')).status).toBe(200)
+    bob = await user(h.api, h.ex, '60000')
+    mm = await user(h.api, h.ex, '90000')
   })
 
   it('preview agrees with placement, approval and code, request by request', async () => {
@@ -91,152 +91,138 @@ describe('with pushed marks', () => {
       { side: 'buy', price: '94000', quantity: '0.01', takeProfitPrice: '93000' },
     ]
     for (const body of cases) {
-      const preview = await api.post('/perps/orders/preview', { marketId: PERP, ...body }, alice.cookie)
+      const preview = await h.api.post('/perps/orders/preview', { marketId: PERP, ...body }, alice.cookie)
       expect(preview.status).toBe(200)
       expect(Object.keys(preview.body).sort()).toEqual(['approved', 'estimatedFee', 'liquidationPrice', 'marginImpact', 'reason'])
-      const placed = await order(api, alice, body)
+      const placed = await order(h.api, alice, body)
       expect([preview.body.approved, preview.body.reason], JSON.stringify(body)).toEqual([placed.status === 200, placed.status === 200 ? null : placed.body.code])
     }
-    const p = await api.post('/perps/orders/preview', { marketId: PERP, side: 'buy', price: '95000', quantity: '0.05' }, alice.cookie)
+    const p = await h.api.post('/perps/orders/preview', { marketId: PERP, side: 'buy', price: '95000', quantity: '0.05' }, alice.cookie)
     expect(p.body).toMatchObject({ approved: true, marginImpact: { initialMargin: '475', maintenanceMargin: '237.5' }, estimatedFee: expect.stringMatching(DECIMAL) })
-    await api.post('/perps/orders/cancel-all', {}, alice.cookie)
+    await h.api.post('/perps/orders/cancel-all', {}, alice.cookie)
   })
 
   it('pays funding at the period end to the micro-USDC, in the ledger, the position and trade history', async () => {
-    await order(api, bob, { side: 'sell', price: '95000', quantity: '0.05' })
-    expect((await order(api, alice, { side: 'buy', price: '95000', quantity: '0.05' })).body.status).toBe('filled')
+    await order(h.api, bob, { side: 'sell', price: '95000', quantity: '0.05' })
+    expect((await order(h.api, alice, { side: 'buy', price: '95000', quantity: '0.05' })).body.status).toBe('filled')
     // The book's mid sits above the index: the perpetual trades at a premium and longs pay.
-    await order(api, mm, { side: 'buy', price: '96000', quantity: '0.1' })
-    await order(api, mm, { side: 'sell', price: '96400', quantity: '0.1' })
-    const stats = (await api.get('/perps/market-stats')).body.find((s: any) => s.marketId === PERP)
+    await order(h.api, mm, { side: 'buy', price: '96000', quantity: '0.1' })
+    await order(h.api, mm, { side: 'sell', price: '96400', quantity: '0.1' })
+    const stats = (await h.api.get('/perps/market-stats')).body.find((s: any) => s.marketId === PERP)
     // Through the current (partial) period and one whole period after it, a tick a second.
     const periodEnd = Date.parse(stats.nextFundingAt) + 300_000
-    for (let t = Date.now() + 1_000; t < periodEnd - 300_000; t += 1_000) await ex.services.commands.execute({ type: 'Tick' }, { ts: t })
-    await ex.services.commands.execute({ type: 'Tick' }, { ts: periodEnd - 300_000 })
-    const before = (await api.get('/wallet/balance', alice.cookie)).body.perpsBalance
-    for (let t = periodEnd - 299_000; t <= periodEnd; t += 1_000) await ex.services.commands.execute({ type: 'Tick' }, { ts: t })
+    for (let t = Date.now() + 1_000; t < periodEnd - 300_000; t += 1_000) await h.ex.services.commands.execute({ type: 'Tick' }, { ts: t })
+    await h.ex.services.commands.execute({ type: 'Tick' }, { ts: periodEnd - 300_000 })
+    const before = (await h.api.get('/wallet/balance', alice.cookie)).body.perpsBalance
+    for (let t = periodEnd - 299_000; t <= periodEnd; t += 1_000) await h.ex.services.commands.execute({ type: 'Tick' }, { ts: t })
 
-    const history = (await api.get('/perps/trades', alice.cookie)).body
+    const history = (await h.api.get('/perps/trades', alice.cookie)).body
     const funding = history.find((t: any) => t.type === 'funding')
     expect(funding).toMatchObject({ marketId: PERP, side: 'buy', quantity: '0.05', fee: '0', orderId: null, fundingRate: '0.0025' })
     // 0.05 × mark × 25 bps, rounded up against the payer, exactly to the micro-USDC
     const due = D(funding.price).mul('0.05').mul('0.0025').toDecimalPlaces(6, D.ROUND_UP)
     expect(D(funding.amount).eq(due.neg())).toBe(true)
-    const after = (await api.get('/wallet/balance', alice.cookie)).body.perpsBalance
+    const after = (await h.api.get('/wallet/balance', alice.cookie)).body.perpsBalance
     expect(D(after).minus(before).eq(funding.amount)).toBe(true)
     const total = history.filter((t: any) => t.type === 'funding').reduce((sum: D, t: any) => sum.plus(t.amount), D(0))
-    expect(D((await api.get('/perps/positions', alice.cookie)).body.find((p: any) => p.marketId === PERP).fundingPayment).eq(total)).toBe(true)
-    const bobFunding = (await api.get('/perps/trades', bob.cookie)).body.find((t: any) => t.type === 'funding')
+    expect(D((await h.api.get('/perps/positions', alice.cookie)).body.find((p: any) => p.marketId === PERP).fundingPayment).eq(total)).toBe(true)
+    const bobFunding = (await h.api.get('/perps/trades', bob.cookie)).body.find((t: any) => t.type === 'funding')
     expect(D(bobFunding.amount).gt(0)).toBe(true)
     expect(D(bobFunding.amount).lte(due)).toBe(true) // receivers are rounded down
-    const next = (await api.get('/perps/market-stats')).body.find((s: any) => s.marketId === PERP)
+    const next = (await h.api.get('/perps/market-stats')).body.find((s: any) => s.marketId === PERP)
     expect(Date.parse(next.nextFundingAt)).toBe(periodEnd + 300_000)
     expect(next.fundingRate).toMatch(DECIMAL)
   })
 })
 
 describe('liquidation and settlement', () => {
-  let ex: TestExchange
-  let api: Http
-  beforeAll(async () => {
-    ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000' })
-    api = http(ex.url!)
-    await pushBtc(api, '95000')
-  })
-  afterAll(() => ex?.close())
+  const h = exchangeFor({ MARK_STALE_MS: '3600000' }, (api) => pushBtc(api, '95000'))
 
   it('liquidates an account whose equity falls below maintenance as pushed marks fall', async () => {
-    const carol = await user(api, ex, '10000')
-    const mm = await user(api, ex, '90000')
-    await order(api, mm, { side: 'sell', price: '95000', quantity: '1' })
-    await order(api, carol, { side: 'buy', price: '95000', quantity: '1' })
-    await order(api, mm, { side: 'buy', price: '89000', quantity: '2' })
-    expect((await pushBtc(api, '90500')).status).toBe(200)
-    expect((await api.get('/perps/positions', carol.cookie)).body).toHaveLength(1)
-    await pushBtc(api, '89100')
-    expect((await api.get('/perps/positions', carol.cookie)).body).toEqual([])
-    const steps = (await api.get('/perps/liquidations', carol.cookie)).body
+    const carol = await user(h.api, h.ex, '10000')
+    const mm = await user(h.api, h.ex, '90000')
+    await order(h.api, mm, { side: 'sell', price: '95000', quantity: '1' })
+    await order(h.api, carol, { side: 'buy', price: '95000', quantity: '1' })
+    await order(h.api, mm, { side: 'buy', price: '89000', quantity: '2' })
+    expect((await pushBtc(h.api, '90500')).status).toBe(200)
+    expect((await h.api.get('/perps/positions', carol.cookie)).body).toHaveLength(1)
+    await pushBtc(h.api, '89100')
+    expect((await h.api.get('/perps/positions', carol.cookie)).body).toEqual([])
+    const steps = (await h.api.get('/perps/liquidations', carol.cookie)).body
     expect(steps).toEqual([
       expect.objectContaining({ marketId: PERP, marginMode: 'cross', quantity: '1', closedQuantity: '1', price: '89000', realizedPnl: '-6000', fee: '445', insurance: '0' }),
     ])
-    expect((await api.get('/perps/trades', carol.cookie)).body[0]).toMatchObject({ type: 'liquidation', side: 'sell', price: '89000', quantity: '1' })
-    const gql = await api.graphql(`{ me { liquidations { edges { node { fee closedQuantity } } } } }`, undefined, carol.cookie)
+    expect((await h.api.get('/perps/trades', carol.cookie)).body[0]).toMatchObject({ type: 'liquidation', side: 'sell', price: '89000', quantity: '1' })
+    const gql = await h.api.graphql(`{ me { liquidations { edges { node { fee closedQuantity } } } } }`, undefined, carol.cookie)
     expect(gql.body.data.me.liquidations.edges[0].node).toEqual({ fee: '445', closedQuantity: '1' })
   })
 
   it('settles a future at its expiry at the spot TWAP, closes positions, lists the next quarter', async () => {
     const [f1] = futures()
-    const dave = await user(api, ex, '50000')
-    const mm = await user(api, ex, '50000')
-    await pushBtc(api, '95000')
-    await api.post('/perps/orders', { marketId: f1, side: 'sell', price: '95000', quantity: '0.1' }, mm.cookie)
-    await api.post('/perps/orders', { marketId: f1, side: 'buy', price: '95000', quantity: '0.1' }, dave.cookie)
-    const expiry = Date.parse((await api.get('/perps/markets')).body.find((m: any) => m.marketId === f1).expiry)
+    const dave = await user(h.api, h.ex, '50000')
+    const mm = await user(h.api, h.ex, '50000')
+    await pushBtc(h.api, '95000')
+    await h.api.post('/perps/orders', { marketId: f1, side: 'sell', price: '95000', quantity: '0.1' }, mm.cookie)
+    await h.api.post('/perps/orders', { marketId: f1, side: 'buy', price: '95000', quantity: '0.1' }, dave.cookie)
+    const expiry = Date.parse((await h.api.get('/perps/markets')).body.find((m: any) => m.marketId === f1).expiry)
     // Spot at 97,000 through the last half hour (pushed with the engine's clock moved there).
     const spotAt = (t: number, price: string) =>
-      ex.services.commands.execute({ type: 'UpdateMarks', marks: [{ marketId: 'BTC-USDC-SPOT', price, source: 'push', sourceTs: t }] }, { ts: t })
+      h.ex.services.commands.execute({ type: 'UpdateMarks', marks: [{ marketId: 'BTC-USDC-SPOT', price, source: 'push', sourceTs: t }] }, { ts: t })
     await spotAt(expiry - 45 * 60_000, '97000')
     await spotAt(expiry - 5 * 60_000, '97000')
     // The listing job, run at the expiry, lists the next quarter and expires the front future.
-    const result = await runListing(ex.services.marketData, ex.services.commands, 5_000, expiry)
+    const result = await runListing(h.ex.services.marketData, h.ex.services.commands, 5_000, expiry)
     expect(result.expired).toBeGreaterThanOrEqual(1)
-    const markets = await api.graphql(`{ markets(includeSettled: true, type: FUTURE, family: "BTC") { edges { node { marketId tradingStatus settlementPrice } } } }`)
+    const markets = await h.api.graphql(`{ markets(includeSettled: true, type: FUTURE, family: "BTC") { edges { node { marketId tradingStatus settlementPrice } } } }`)
     const nodes = markets.body.data.markets.edges.map((e: any) => e.node)
     expect(nodes.find((m: any) => m.marketId === f1)).toEqual({ marketId: f1, tradingStatus: 'SETTLED', settlementPrice: '97000' })
     expect(nodes.filter((m: any) => m.tradingStatus === 'ACTIVE')).toHaveLength(2) // the next quarter joined
-    expect((await api.get('/perps/positions', dave.cookie)).body.find((p: any) => p.marketId === f1)).toBeUndefined()
-    const settlement = (await api.get('/perps/trades', dave.cookie)).body.find((t: any) => t.type === 'settlement')
+    expect((await h.api.get('/perps/positions', dave.cookie)).body.find((p: any) => p.marketId === f1)).toBeUndefined()
+    const settlement = (await h.api.get('/perps/trades', dave.cookie)).body.find((t: any) => t.type === 'settlement')
     expect(settlement).toMatchObject({ marketId: f1, side: 'sell', price: '97000', quantity: '0.1', amount: '200' })
-    expect((await api.get('/perps/markets')).body.some((m: any) => m.marketId === f1)).toBe(false)
+    expect((await h.api.get('/perps/markets')).body.some((m: any) => m.marketId === f1)).toBe(false)
   })
 })
 
 describe('conditional orders', () => {
-  let ex: TestExchange
-  let api: Http
-  beforeAll(async () => {
-    ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000' })
-    api = http(ex.url!)
-    await pushBtc(api, '95000')
-  })
-  afterAll(() => ex?.close())
+  const h = exchangeFor({ MARK_STALE_MS: '3600000' }, (api) => pushBtc(api, '95000'))
 
-  const listed = async (u: SignedIn, id: string) => (await api.get('/perps/orders', u.cookie)).body.find((o: any) => o.id === id)
+  const listed = async (u: SignedIn, id: string) => (await h.api.get('/perps/orders', u.cookie)).body.find((o: any) => o.id === id)
 
   it('lists a stop with its trigger state, cancels one, and fires another when the mark crosses it', async () => {
-    const alice = await user(api, ex, '20000')
-    const mm = await user(api, ex, '90000')
-    const stop = await order(api, alice, { side: 'buy', type: 'market', quantity: '0.01', stopPrice: '96000' })
+    const alice = await user(h.api, h.ex, '20000')
+    const mm = await user(h.api, h.ex, '90000')
+    const stop = await order(h.api, alice, { side: 'buy', type: 'market', quantity: '0.01', stopPrice: '96000' })
     expect(stop.body).toMatchObject({ status: 'open', stopPrice: '96000', triggeredAt: null, filledQuantity: '0' })
-    expect((await api.get('/perps/orders/open', alice.cookie)).body.map((o: any) => o.id)).toContain(stop.body.id)
+    expect((await h.api.get('/perps/orders/open', alice.cookie)).body.map((o: any) => o.id)).toContain(stop.body.id)
     // Waiting outside the book: nothing rests at any price.
-    expect((await api.get(`/perps/orderbook/${PERP}`)).body.bids).toEqual([])
+    expect((await h.api.get(`/perps/orderbook/${PERP}`)).body.bids).toEqual([])
 
-    const spare = await order(api, alice, { side: 'buy', type: 'market', quantity: '0.01', stopPrice: '97000' })
-    expect((await api.post(`/perps/orders/${spare.body.id}/cancel`, {}, alice.cookie)).status).toBe(200)
+    const spare = await order(h.api, alice, { side: 'buy', type: 'market', quantity: '0.01', stopPrice: '97000' })
+    expect((await h.api.post(`/perps/orders/${spare.body.id}/cancel`, {}, alice.cookie)).status).toBe(200)
     expect(await listed(alice, spare.body.id)).toMatchObject({ status: 'canceled', triggeredAt: null })
 
-    await order(api, mm, { side: 'sell', price: '96100', quantity: '0.01' })
-    await pushBtc(api, '96100')
+    await order(h.api, mm, { side: 'sell', price: '96100', quantity: '0.01' })
+    await pushBtc(h.api, '96100')
     expect(await listed(alice, stop.body.id)).toMatchObject({ status: 'filled', filledQuantity: '0.01', triggeredAt: expect.stringMatching(ISO) })
-    expect((await api.get('/perps/positions', alice.cookie)).body[0]).toMatchObject({ marketId: PERP, side: 'long', quantity: '0.01' })
+    expect((await h.api.get('/perps/positions', alice.cookie)).body[0]).toMatchObject({ marketId: PERP, side: 'long', quantity: '0.01' })
   })
 
   it('arms a take-profit/stop-loss pair on the fill, lists both, and the one that fires cancels the other', async () => {
-    const bob = await user(api, ex, '20000')
-    const mm = await user(api, ex, '90000')
-    await order(api, mm, { side: 'sell', price: '96100', quantity: '0.02' })
-    const parent = await order(api, bob, { side: 'buy', price: '96100', quantity: '0.02', takeProfitPrice: '97000', stopLossPrice: '95000' })
+    const bob = await user(h.api, h.ex, '20000')
+    const mm = await user(h.api, h.ex, '90000')
+    await order(h.api, mm, { side: 'sell', price: '96100', quantity: '0.02' })
+    const parent = await order(h.api, bob, { side: 'buy', price: '96100', quantity: '0.02', takeProfitPrice: '97000', stopLossPrice: '95000' })
     expect(parent.body).toMatchObject({ status: 'filled', takeProfitPrice: '97000', stopLossPrice: '95000' })
-    const open = (await api.get('/perps/orders/open', bob.cookie)).body
+    const open = (await h.api.get('/perps/orders/open', bob.cookie)).body
     const [tp, sl] = [`${parent.body.id}:tp`, `${parent.body.id}:sl`].map((id) => open.find((o: any) => o.id === id))
     expect(tp).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null })
     expect(sl).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null })
 
-    await order(api, mm, { side: 'buy', price: '94900', quantity: '0.02' })
-    await pushBtc(api, '94900')
+    await order(h.api, mm, { side: 'buy', price: '94900', quantity: '0.02' })
+    await pushBtc(h.api, '94900')
     expect(await listed(bob, sl.id)).toMatchObject({ status: 'filled', triggeredAt: expect.stringMatching(ISO) })
     expect(await listed(bob, tp.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
-    expect((await api.get('/perps/positions', bob.cookie)).body).toEqual([])
+    expect((await h.api.get('/perps/positions', bob.cookie)).body).toEqual([])
   })
 })
