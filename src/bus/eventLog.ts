@@ -23,17 +23,8 @@ for i = 1, #KEYS do
 end
 return published`)
 
-/** The spec's envelope, as every transport sends it. */
-export interface EventEnvelope {
-  eventId: string
-  eventType: string
-  eventSeq: number
-  engineTs: number
-  sourceTs: number | null
-  correlationId: string | null
-  causationId: string | null
-  payload: unknown
-}
+/** The spec's envelope, as every transport sends it: the engine's event with its id, without its stream. */
+export type EventEnvelope = Omit<EngineEvent, 'stream'> & { eventId: string }
 
 export function toEnvelope(e: EngineEvent): EventEnvelope {
   return {

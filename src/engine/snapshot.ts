@@ -68,32 +68,8 @@ export interface AccountSnapshot {
   cancelAllAt: number | null
 }
 
-export interface OrderSnapshot {
-  id: string
-  userId: string
-  marketId: string
-  clientOrderId: string | null
-  side: OrderSide
-  type: OrderType
-  timeInForce: TimeInForce
-  priceTicks: number | null
-  lots: number
-  filledLots: number
-  status: OrderStatus
-  postOnly: boolean
-  reduceOnly: boolean
-  marginMode: MarginMode | null
-  stopTicks: number | null
-  takeProfitTicks: number | null
-  stopLossTicks: number | null
-  triggeredAt: number | null
-  parentOrderId: string | null
-  quoteId: string | null
-  cancelReason: string | null
-  seq: number
-  createdAt: number
-  updatedAt: number
-}
+/** An open order as persisted: the Order without what restoring derives again (its reservation and exposure). */
+export type OrderSnapshot = Omit<Order, 'reserved' | 'heldLots' | 'heldPrice'>
 
 export interface EngineSnapshot {
   version: number

@@ -11,7 +11,7 @@ import { admit, checkMarginMode, execute } from './handlers/orders.js'
 import { governingMark } from './margin.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import { remainingLots, type Order } from './order.js'
-import { retire } from './orderLifecycle.js'
+import { newOrder, retire } from './orderLifecycle.js'
 import { trackOpen } from './reservations.js'
 
 /** Whether a waiting order fires when the mark rises to its trigger (else when it falls to it). */
@@ -92,9 +92,8 @@ export function armAttached(ctx: Ctx, market: MarketRuntime, parent: Order, fill
       continue
     }
     if (filledBefore > 0) continue // the pair already fired or was cancelled
-    wait(ctx, market, {
+    const spec: OrderSpec = {
       id,
-      userId: parent.userId,
       marketId: parent.marketId,
       clientOrderId: null,
       side: parent.side === 'buy' ? 'sell' : 'buy',
@@ -102,25 +101,15 @@ export function armAttached(ctx: Ctx, market: MarketRuntime, parent: Order, fill
       timeInForce: 'ioc',
       priceTicks: null,
       lots: parent.filledLots,
-      filledLots: 0,
-      status: 'open',
       postOnly: false,
       reduceOnly: true,
-      marginMode: parent.marginMode,
+      marginMode: parent.marginMode!,
       stopTicks: trigger,
       takeProfitTicks: kind === 'tp' ? trigger : null,
       stopLossTicks: kind === 'sl' ? trigger : null,
-      triggeredAt: null,
-      parentOrderId: parent.id,
       quoteId: null,
-      cancelReason: null,
-      seq: ctx.state.next('orderSeq'),
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-      reserved: 0n,
-      heldLots: 0,
-      heldPrice: 0,
-    })
+    }
+    wait(ctx, market, newOrder(ctx, parent.userId, spec, parent.id))
   }
 }
 

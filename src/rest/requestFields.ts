@@ -27,6 +27,13 @@ export function optString(b: Body, key: string, code: ErrorCode = 'INVALID_REQUE
   return v
 }
 
+/** The body's required `marketId`; missing or not a string is INVALID_MARKET_ID. */
+export function marketIdField(b: Body): string {
+  const marketId = optString(b, 'marketId', 'INVALID_MARKET_ID')
+  if (!marketId) throw new DomainError('INVALID_MARKET_ID', 'marketId is required')
+  return marketId
+}
+
 export function optBoolean(b: Body, key: string): boolean | undefined {
   const v = b[key]
   if (v === undefined || v === null) return undefined

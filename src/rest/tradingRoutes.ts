@@ -4,7 +4,7 @@
 import { DomainError } from '../domain/errors.js'
 import { MARGIN_MODES, ORDER_TYPES, SIDES, TIME_IN_FORCE } from '../domain/orders.js'
 import type { RestRequest, RestRoute } from './route.js'
-import { jsonBody, onlyFields, optBoolean, optEnum, optString, paging, queryString, type Body } from './requestFields.js'
+import { jsonBody, marketIdField, onlyFields, optBoolean, optEnum, optString, paging, queryString, type Body } from './requestFields.js'
 import { lower } from './shapes.js'
 
 const ORDER_FIELDS = /* GraphQL */ `
@@ -29,8 +29,7 @@ function orderInput(b: Body) {
   if (!side) throw new DomainError('INVALID_REQUEST', 'side is required')
   const quantity = optString(b, 'quantity', 'INVALID_QUANTITY')
   if (quantity === undefined) throw new DomainError('INVALID_QUANTITY', 'quantity is required')
-  const marketId = optString(b, 'marketId', 'INVALID_MARKET_ID')
-  if (!marketId) throw new DomainError('INVALID_MARKET_ID', 'marketId is required')
+  const marketId = marketIdField(b)
   return {
     marketId,
     clientOrderId: optString(b, 'clientOrderId'),
@@ -187,8 +186,7 @@ export const tradingRoutes: RestRoute[] = [
     operation: `mutation RestClose($marketId: String!, $quantity: Decimal) { closePosition(marketId: $marketId, quantity: $quantity) { ...RestOrder } } ${ORDER_FIELDS}`,
     variables: (req) => {
       const b = onlyFields(jsonBody(req), ['marketId', 'quantity'])
-      const marketId = optString(b, 'marketId', 'INVALID_MARKET_ID')
-      if (!marketId) throw new DomainError('INVALID_MARKET_ID', 'marketId is required')
+      const marketId = marketIdField(b)
       return { marketId, quantity: optString(b, 'quantity', 'INVALID_QUANTITY') }
     },
     shape: (data) => restOrder(data['closePosition']),
@@ -201,8 +199,7 @@ export const tradingRoutes: RestRoute[] = [
     operation: `mutation RestQuote($input: PlaceQuoteInput!) { placeQuote(input: $input) { ${QUOTE_RESULT} } } ${ORDER_FIELDS}`,
     variables: (req) => {
       const b = onlyFields(jsonBody(req), ['marketId', 'quoteId', 'bid', 'ask'])
-      const marketId = optString(b, 'marketId', 'INVALID_MARKET_ID')
-      if (!marketId) throw new DomainError('INVALID_MARKET_ID', 'marketId is required')
+      const marketId = marketIdField(b)
       return { input: { marketId, quoteId: optString(b, 'quoteId'), bid: quoteSide(b['bid'], 'bid'), ask: quoteSide(b['ask'], 'ask') } }
     },
     shape: (data) => restQuote(data['placeQuote']),
@@ -215,8 +212,7 @@ export const tradingRoutes: RestRoute[] = [
     operation: `mutation RestBulk($input: PlaceBulkQuotesInput!) { placeBulkQuotes(input: $input) { ${QUOTE_RESULT} } } ${ORDER_FIELDS}`,
     variables: (req) => {
       const b = onlyFields(jsonBody(req), ['marketId', 'quoteId', 'cancelAll', 'quotes'])
-      const marketId = optString(b, 'marketId', 'INVALID_MARKET_ID')
-      if (!marketId) throw new DomainError('INVALID_MARKET_ID', 'marketId is required')
+      const marketId = marketIdField(b)
       const quoteId = optString(b, 'quoteId')
       if (!quoteId) throw new DomainError('INVALID_REQUEST', 'quoteId is required')
       if (!Array.isArray(b['quotes'])) throw new DomainError('INVALID_REQUEST', 'quotes must be a list')
