@@ -10,7 +10,7 @@
 //   {p}replies:{node}         channel  engine → API node replies to commands that node sent
 //   {p}book:{marketId}        string   depth mirror: {marketId, sequence, bids, asks, timestamp}
 //   {p}marks                  hash     marketId → latest mark JSON
-//   {p}funding                hash     perpetual marketId → {fundingRate (current period's estimate), lastRate, nextFundingAt}
+//   {p}funding                hash     perpetual marketId → {fundingRate (current period's estimate), nextFundingAtMs}
 //   {p}feed:paused            string   "1" while an operator has paused the simulated mark feed
 //   {p}ev:{stream}            channel  live events of one stream (book:X, prices:X, marks:F, markets...)
 //   {p}evlog:{stream}         stream   the same events, capped, for replay

@@ -29,12 +29,11 @@ export interface MarkView {
 export interface FundingView {
   /** The current period's rate so far (time-weighted premium, clamped). */
   fundingRate: string
-  lastFundingRate: string
   nextFundingAtMs: number
 }
 
 export function fundingView(m: MarketRuntime, now: number): FundingView {
-  return { fundingRate: rateString(estimatedRate(m, now)), lastFundingRate: rateString(m.perp!.lastRate), nextFundingAtMs: m.perp!.periodEnd }
+  return { fundingRate: rateString(estimatedRate(m, now)), nextFundingAtMs: m.perp!.periodEnd }
 }
 
 export async function readFunding(redis: Redis, keys: RedisKeys): Promise<Map<string, FundingView>> {

@@ -29,7 +29,7 @@ export interface TradeView {
   feeBps: string
   role: 'taker' | 'maker' | null
   type: 'trade' | 'liquidation' | 'funding' | 'settlement'
-  /** Funding and settlement: the signed micro-USDC amount credited (negative: paid). */
+  /** Funding and settlement: the signed USDC amount credited (negative: paid). */
   amount: string | null
   fundingRate: string | null
   createdAt: string
