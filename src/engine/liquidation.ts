@@ -26,15 +26,17 @@ export function checkLiquidations(ctx: Ctx): void {
     .filter((a) => a.userId !== SYSTEM_USER && [...a.positions.values()].some((p) => isLinearPosition(ctx, p)))
     .sort((a, b) => (a.userId < b.userId ? -1 : 1))
   for (const account of accounts) {
-    let cross: CrossMargin
-    try {
-      cross = crossMargin(ctx.state, account)
-    } catch (err) {
-      if (err instanceof DomainError && err.code === 'NO_RISK_ARRAY') continue // no price to judge by
-      throw err
-    }
     const positions = [...account.positions.values()].filter((p) => isLinearPosition(ctx, p)).sort((a, b) => (a.marketId < b.marketId ? -1 : 1))
-    if (positions.some((p) => p.marginMode === 'cross') && cross.equity < cross.mm) liquidateCross(ctx, account, positions, cross)
+    // The portfolio is priced only for accounts with cross positions: isolated ones are judged alone.
+    if (positions.some((p) => p.marginMode === 'cross')) {
+      let cross: CrossMargin | null = null
+      try {
+        cross = crossMargin(ctx.state, account)
+      } catch (err) {
+        if (!(err instanceof DomainError && err.code === 'NO_RISK_ARRAY')) throw err // else: no price to judge by
+      }
+      if (cross && cross.equity < cross.mm) liquidateCross(ctx, account, positions, cross)
+    }
     for (const p of positions) {
       if (p.marginMode !== 'isolated' || p.lots === 0) continue
       const market = ctx.state.markets.get(p.marketId)!
