@@ -95,6 +95,8 @@ describe('order books', () => {
     const res = await api.get(`/orderbook/${id}`)
     expect(res.status).toBe(200)
     expect(res.body.marketId).toBe(id)
+    // An untouched book is as of its listing (engine time), not of the read: every reader sees one snapshot.
+    expect((await api.get(`/orderbook/${id}`)).body).toEqual(res.body)
   })
 
   it.each(['/perps/orderbook/NOPE-PERP', '/orderbook/BTC-1999-01-01-1-C'])('%s is 404 MARKET_NOT_FOUND', async (path) => {

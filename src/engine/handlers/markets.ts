@@ -31,6 +31,8 @@ export function listMarkets(ctx: Ctx, specs: MarketSpec[]): string[] {
     if (market.spec.type === 'perpetual') market.perp = newPerpState(market, ctx.now)
     ctx.state.markets.set(spec.id, market)
     listed.push(spec.id)
+    // Its (empty) book mirror exists from the listing on, stamped with the engine's time.
+    ctx.changes.books.add(spec.id)
     emitStatus(ctx, market)
   }
   return listed
