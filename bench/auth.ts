@@ -3,10 +3,8 @@
 // key the node has not cached (a PostgreSQL lookup), and a session JWT (HS256 verify + one Redis GET).
 // Each is measured one at a time (latency, round trips included) and 64 in flight (throughput: what a
 // busy node pays per request). Runs against a throwaway database and Redis prefix, removed at the end.
-// Run: npx tsx bench/auth.ts
+// Run alone: npm run bench -- auth
 import { randomBytes } from 'node:crypto'
-import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import pino from 'pino'
 import { Identity } from '../src/auth/identity.js'
 import { redisKeys } from '../src/bus/keys.js'
@@ -88,8 +86,4 @@ export async function benchAuth(): Promise<void> {
     await pool.end()
     await dropDatabase(databaseUrl)
   }
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  await benchAuth()
 }

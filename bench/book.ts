@@ -1,8 +1,6 @@
 // Owns the order-book benchmark: throughput and per-command latency of OrderBook on the seeded stream,
 // and the throughput of the nodejs-order-book package on the same stream for comparison.
-// Run: npx tsx bench/book.ts   (optionally `npx tsx --expose-gc bench/book.ts` to collect between passes)
-import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+// Run alone: npm run bench -- book
 import { OrderBook as ReferenceBook, SelfTradePreventionMode, Side as ReferenceSide } from 'nodejs-order-book'
 import { OrderBook } from '../src/engine/book/orderBook.js'
 import { BUY } from '../src/engine/book/types.js'
@@ -122,8 +120,4 @@ export async function benchBook(): Promise<void> {
   const reference = referenceThroughput(prefill, commands)
   console.log(`reference nodejs-order-book: ${fmt(reference.rate)} cmd/s (resting at the end: ${fmt(reference.resting)})`)
   console.log(`ratio: ${fmt(rate / reference.rate, 1)}x`)
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  await benchBook()
 }

@@ -2,7 +2,6 @@
 // stream: every limit becomes a PlaceOrder, every cancel a CancelOrder, every market order a market
 // PlaceOrder, all on BTC-PERP by 50 funded users. Changes are handed over every 500 commands, as
 // the runner's batches do, and dropped.
-import { fileURLToPath } from 'node:url'
 import { CATALOG } from '../src/config/catalog.js'
 import { plannedMarkets } from '../src/domain/listing.js'
 import type { OrderSpec } from '../src/domain/orders.js'
@@ -89,5 +88,3 @@ export async function benchEngine(count = 1_000_000): Promise<void> {
       `(${commands.length.toLocaleString('en-US')} commands, ${refused.toLocaleString('en-US')} refused, ${events.toLocaleString('en-US')} events, ${resting.toLocaleString('en-US')} resting at the end)`,
   )
 }
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) await benchEngine()

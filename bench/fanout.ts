@@ -10,11 +10,10 @@
 // `ws` server sending the same messages to the same clients gives this machine's floor for comparison.
 // (Running the engine in a process of its own was tried: on two cores the extra process costs more than
 // it isolates.)
-// Run: npx tsx bench/fanout.ts
+// Run alone: npm run bench -- fanout
 import { fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { WebSocketServer, type WebSocket } from 'ws'
@@ -36,9 +35,13 @@ const MID = 100_000
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** The clients' entry beside this module: the TypeScript source under tsx, or its bundle from `npm run bench`. */
+const compiled = import.meta.url.endsWith('.mjs')
+const CLIENTS = fileURLToPath(new URL(compiled ? './fanoutClients.mjs' : './fanoutClients.ts', import.meta.url))
+
 /** One forked process of bench/fanoutClients.ts, talked to by request and reply. */
 class Child {
-  private readonly child = fork(fileURLToPath(new URL('./fanoutClients.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  private readonly child = fork(CLIENTS, [], { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   private readonly waiters: Array<(m: ChildMessage) => void> = []
 
   constructor() {
@@ -226,8 +229,4 @@ export async function benchFanout(): Promise<void> {
     }
     await dropDatabase(databaseUrl)
   }
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  await benchFanout()
 }

@@ -3,7 +3,6 @@
 // quarterlies per family) is asked, again and again, whether one more limit order fits. Figures are the
 // check alone (checkOrderMargin: the portfolio's initial requirement before and after) and the whole PlaceOrder command that
 // runs it, the order resting and cancelled again so the portfolio stays the same.
-import { fileURLToPath } from 'node:url'
 import { CATALOG } from '../src/config/catalog.js'
 import { plannedMarkets } from '../src/domain/listing.js'
 import type { MarketSpec } from '../src/domain/market.js'
@@ -102,5 +101,3 @@ export async function benchMargin(): Promise<void> {
     )
   }
 }
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) await benchMargin()

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 
+// Two levels below the project root both in the source tree (src/store/) and in the build (dist/app/).
 export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url))
 
 // The key Prisma's own engine locks with, so this runner and `prisma migrate deploy` also exclude each other.

@@ -1,25 +1,59 @@
-// Starting the real entry point with a missing dependency or a bad setting: one clear line, exit 1.
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+// The exchange as `npm start` runs it (the built bundle): it serves REST and GraphQL and stops cleanly;
+// with a missing dependency or a bad setting it prints one clear line and exits 1.
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
+import { clearRedisPrefix, newRedisPrefix, REDIS_URL } from '../support/exchange.js'
+import { spawnMain } from '../support/mainProcess.js'
 import { createTestDatabase, type TestDatabase } from '../support/testDb.js'
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', PORT: '0', ...env },
-    })
+    const child = spawnMain({ LOG_LEVEL: 'silent', PORT: '0', ...env })
     let stderr = ''
-    child.stderr.on('data', (d) => (stderr += d))
+    child.stderr!.on('data', (d) => (stderr += d))
     child.on('exit', (code) => resolve({ code, stderr }))
   })
 }
 
 const dbs: TestDatabase[] = []
 afterAll(() => Promise.all(dbs.map((d) => d.drop())))
+
+describe('the built exchange', () => {
+  it('serves REST and GraphQL, and exits 0 on SIGTERM', { timeout: 60_000 }, async () => {
+    const db = await createTestDatabase()
+    dbs.push(db)
+    const prefix = newRedisPrefix()
+    const child = spawnMain({ NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: prefix, SIM_MAKER: 'false' })
+    try {
+      let url: string | undefined
+      for await (const line of createInterface({ input: child.stdout! })) {
+        const entry = JSON.parse(line) as { msg?: string; url?: string }
+        if (entry.msg === 'serving HTTP') {
+          url = entry.url
+          break
+        }
+      }
+      expect(url).toMatch(/^http:\/\//)
+      const ready = await fetch(`${url}/ready`)
+      expect(ready.status).toBe(200)
+      const markets = (await (await fetch(`${url}/perps/markets`)).json()) as Array<{ marketId: string }>
+      expect(markets.map((m) => m.marketId)).toContain('BTC-PERP')
+      const gql = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ market(id: "BTC-PERP") { id type } }' }),
+      })
+      expect(await gql.json()).toEqual({ data: { market: { id: 'BTC-PERP', type: 'PERPETUAL' } } })
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      expect((await exited)[0]).toBe(0)
+    } finally {
+      child.kill('SIGKILL')
+      await clearRedisPrefix(prefix)
+    }
+  })
+})
 
 describe('start-up errors', () => {
   it('names an unreachable PostgreSQL and how to start it, in one line', async () => {

@@ -2,8 +2,7 @@
 // every order a client saw acknowledged is in PostgreSQL exactly once, and PostgreSQL holds exactly the
 // state of a shadow engine that applied the same command stream once (nothing lost, nothing doubled,
 // nothing else moved).
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import type { ChildProcess } from 'node:child_process'
 import { afterAll, describe, expect, it } from 'vitest'
 import { connectRedis } from '../../src/bus/redis.js'
 import { redisKeys } from '../../src/bus/keys.js'
@@ -15,20 +14,16 @@ import { createPool } from '../../src/store/pg.js'
 import { T0 } from '../support/engineFixtures.js'
 import { clearRedisPrefix, newRedisPrefix, REDIS_URL } from '../support/exchange.js'
 import { deferred } from '../support/deferred.js'
+import { spawnMain } from '../support/mainProcess.js'
 import { RandomTrading } from '../support/randomTrading.js'
 import { createTestDatabase } from '../support/testDb.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const NODE = 'crash-test'
 const COMMANDS = 6_000
 const KILL_AFTER_ACKS = 2_500
 
 function startEngine(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ROLES: 'engine', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  })
+  const child = spawnMain({ NODE_ENV: 'test', ROLES: 'engine', LOG_LEVEL: 'warn', ...env }, ['ignore', 'inherit', 'inherit'])
   return { child, exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))) }
 }
 

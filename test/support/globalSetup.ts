@@ -1,10 +1,13 @@
 // Owns the per-run database template: once per `vitest run` it builds `exch_tpl_<runid>` with every
 // migration applied, hands its name to test files (inject('templateDb')), and at teardown drops it and
 // every `exch_t_<runid>_*` database the run cloned from it. Test files get databases from testDb.ts.
+// It also builds the bundle `npm start` runs, which the process-level tests start (mainProcess.ts).
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { applyMigrations, ensureDatabase, quoteIdent, withDatabase, withServer } from '../../src/store/migrate.js'
+import { ROOT } from './mainProcess.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,6 +30,7 @@ export function testDatabasePrefix(runId: string): string {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' })
   const base = serverUrl()
   await assertReachable(base)
   const runId = randomBytes(4).toString('hex')
