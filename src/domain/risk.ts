@@ -31,13 +31,21 @@ export const SCENARIO_DENOMINATOR = 3n * 20n * 1_000_000n
 
 /** Per-lot P&L numerators of a linear instrument worth `valuePerLot` micro-USDC, for a range R in millionths. */
 export function linearRiskArray(valuePerLot: bigint, rangeMillionths: bigint): bigint[] {
-  return SCENARIOS.map((s) => valuePerLot * rangeMillionths * BigInt(s.thirds * s.weight20))
+  const unit = linearRiskUnit(valuePerLot, rangeMillionths)
+  return SCENARIOS.map((s) => unit * BigInt(s.thirds * s.weight20))
+}
+
+/** The factor of a linear risk array: entry k is unit × thirds × weight20 of scenario k. */
+export function linearRiskUnit(valuePerLot: bigint, rangeMillionths: bigint): bigint {
+  return valuePerLot * rangeMillionths
 }
 
 /** One instrument of a family as the margin sees it. */
 export interface Exposure {
   /** Per-lot P&L numerators, one per scenario (linearRiskArray). */
   array: readonly bigint[]
+  /** For a linear instrument, the array's factor (linearRiskUnit); null for any other array. */
+  unit: bigint | null
   /** Signed position in lots. */
   lots: number
   /** Lots of open buy and sell orders that could add to the position. */
@@ -55,15 +63,61 @@ export interface FamilyRisk {
   direction: -1 | 0 | 1
 }
 
+const NO_RISK: FamilyRisk = Object.freeze({ requirement: 0n, direction: 0 })
+
+/** thirds × weight20 of the widest moves, ±R at full weight (60; the ±2R moves at 35% weigh 42). The
+ * first scenario is the move down, so ties resolve to it in both evaluations below. */
+const EXTREME = BigInt(-SCENARIOS[0]!.thirds * SCENARIOS[0]!.weight20)
+
 /**
  * Worst scenario loss of the family. Open orders count on their worse side in every scenario: the
  * position as if all buys filled, or as if all sells filled, whichever loses more there.
  */
 export function familyRisk(exposures: readonly Exposure[]): FamilyRisk {
-  // Scenario P&L summed exposure by exposure, conversions hoisted: this runs twice per order check.
-  const pnl: bigint[] = SCENARIOS.map(() => 0n)
+  for (let i = 0; i < exposures.length; i++) if (exposures[i]!.unit === null) return scenarioRisk(exposures)
+  return linearRisk(exposures)
+}
+
+/**
+ * familyRisk of linear instruments, from the two extreme moves alone. Every instrument's P&L is
+ * min(a·c − b, a'·c − b') in the scenario's c = thirds × weight20 (the position with all buys or all
+ * sells filled), a concave function of c; so is the family's sum, whose minimum over the scenarios'
+ * c ∈ [−60, 60] therefore lies at an end. Ties resolve to the down move, as in scenarioRisk, whose first
+ * scenario it is (and a concave function tying at an interior scenario is flat, so ties there too).
+ */
+function linearRisk(exposures: readonly Exposure[]): FamilyRisk {
+  let down = 0n
+  let up = 0n
+  for (let i = 0; i < exposures.length; i++) {
+    const e = exposures[i]!
+    const move = e.unit! * EXTREME
+    if (e.buyLots === 0 && e.sellLots === 0 && e.buyCost === 0n && e.sellCost === 0n) {
+      if (e.lots === 0) continue
+      const pnl = BigInt(e.lots) * move
+      up += pnl
+      down -= pnl
+      continue
+    }
+    const withBuys = BigInt(e.lots + e.buyLots) * move
+    const withSells = BigInt(e.lots - e.sellLots) * move
+    const buyCost = e.buyCost * SCENARIO_DENOMINATOR
+    const sellCost = e.sellCost * SCENARIO_DENOMINATOR
+    const upBuys = withBuys - buyCost
+    const upSells = withSells - sellCost
+    up += upBuys < upSells ? upBuys : upSells
+    const downBuys = -withBuys - buyCost
+    const downSells = -withSells - sellCost
+    down += downBuys < downSells ? downBuys : downSells
+  }
+  if (down >= 0n && up >= 0n) return NO_RISK
+  return down <= up ? { requirement: roundUp(-down), direction: -1 } : { requirement: roundUp(-up), direction: 1 }
+}
+
+/** familyRisk over every scenario: any risk arrays. */
+function scenarioRisk(exposures: readonly Exposure[]): FamilyRisk {
+  const n = SCENARIOS.length
+  const pnl: bigint[] = new Array<bigint>(n).fill(0n)
   for (const e of exposures) {
-    const n = SCENARIOS.length
     if (e.buyLots === 0 && e.sellLots === 0 && e.buyCost === 0n && e.sellCost === 0n) {
       if (e.lots === 0) continue
       const lots = BigInt(e.lots)
@@ -83,14 +137,17 @@ export function familyRisk(exposures: readonly Exposure[]): FamilyRisk {
   }
   let worst = 0n
   let direction: -1 | 0 | 1 = 0
-  SCENARIOS.forEach((s, k) => {
+  for (let k = 0; k < n; k++) {
     if (-pnl[k]! > worst) {
       worst = -pnl[k]!
-      direction = s.thirds < 0 ? -1 : s.thirds > 0 ? 1 : 0
+      const thirds = SCENARIOS[k]!.thirds
+      direction = thirds < 0 ? -1 : thirds > 0 ? 1 : 0
     }
-  })
-  return { requirement: (worst + SCENARIO_DENOMINATOR - 1n) / SCENARIO_DENOMINATOR, direction }
+  }
+  return worst === 0n ? NO_RISK : { requirement: roundUp(worst), direction }
 }
+
+const roundUp = (numerator: bigint): bigint => (numerator + SCENARIO_DENOMINATOR - 1n) / SCENARIO_DENOMINATOR
 
 /**
  * The requirement of several families. Within an asset class, families whose worst moves are opposite

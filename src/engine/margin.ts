@@ -4,7 +4,7 @@
 import { CORRELATION_CREDIT } from '../domain/correlation.js'
 import { DomainError } from '../domain/errors.js'
 import { microToString } from '../domain/decimal.js'
-import { familyRisk, linearRiskArray, portfolioRequirement, type Exposure, type FamilyRisk } from '../domain/risk.js'
+import { familyRisk, linearRiskArray, linearRiskUnit, portfolioRequirement, type Exposure, type FamilyRisk } from '../domain/risk.js'
 import type { Account, OrderExposure, Position } from './account.js'
 import type { Ctx } from './context.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
@@ -29,6 +29,9 @@ export function governingMark(ctx: Ctx, market: MarketRuntime): { mark: Mark; ti
 export interface RiskArrays {
   im: bigint[]
   mm: bigint[]
+  /** The arrays' linear factors (linearRiskUnit). */
+  imUnit: bigint
+  mmUnit: bigint
   /** The mark in ticks the arrays were built at. */
   markTicks: number
 }
@@ -36,7 +39,13 @@ export interface RiskArrays {
 /** Rebuilds a linear instrument's risk arrays at its new mark. */
 export function riskArrays(market: MarketRuntime, markTicks: number): RiskArrays {
   const value = market.notional(markTicks, 1)
-  return { im: linearRiskArray(value, market.initialMargin), mm: linearRiskArray(value, market.maintenanceMargin), markTicks }
+  return {
+    im: linearRiskArray(value, market.initialMargin),
+    mm: linearRiskArray(value, market.maintenanceMargin),
+    imUnit: linearRiskUnit(value, market.initialMargin),
+    mmUnit: linearRiskUnit(value, market.maintenanceMargin),
+    markTicks,
+  }
 }
 
 /** Unrealized PnL of a linear position at a price in ticks. */
@@ -64,39 +73,45 @@ export interface CrossMargin {
 
 const NO_ORDERS: OrderExposure = { buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }
 
-function exposure(market: MarketRuntime, arrays: RiskArrays, range: 'im' | 'mm', lots: number, o: OrderExposure): Exposure {
-  if (o.buyLots === 0 && o.sellLots === 0) return { array: arrays[range], lots, buyLots: 0, sellLots: 0, buyCost: 0n, sellCost: 0n }
+/** One market's exposure on one range: held lots, and open orders (buys/sells: lots and Σ price × lots). */
+function exposure(market: MarketRuntime, arrays: RiskArrays, range: 'im' | 'mm', lots: number, buyLots: number, sellLots: number, buyTickLots: bigint, sellTickLots: bigint): Exposure {
+  const unit = range === 'im' ? arrays.imUnit : arrays.mmUnit
+  if (buyLots === 0 && sellLots === 0) return { array: arrays[range], unit, lots, buyLots: 0, sellLots: 0, buyCost: 0n, sellCost: 0n }
   const k = market.microPerTickLot
   const m = BigInt(arrays.markTicks)
-  const buyLoss = o.buyTickLots - m * BigInt(o.buyLots)
-  const sellLoss = m * BigInt(o.sellLots) - o.sellTickLots
+  const buyLoss = buyTickLots - m * BigInt(buyLots)
+  const sellLoss = m * BigInt(sellLots) - sellTickLots
   return {
     array: arrays[range],
+    unit,
     lots,
-    buyLots: o.buyLots,
-    sellLots: o.sellLots,
+    buyLots,
+    sellLots,
     buyCost: buyLoss > 0n ? buyLoss * k : 0n,
     sellCost: sellLoss > 0n ? sellLoss * k : 0n,
   }
 }
 
-type ClassedRisk = FamilyRisk & { assetClass: string }
+/** One family's exposures while a portfolio is gathered, then its worst-scenario risks. */
+interface Family {
+  readonly name: string
+  readonly assetClass: string
+  readonly im: Exposure[]
+  /** Null when the maintenance range is not asked for. */
+  readonly mm: Exposure[] | null
+}
 
-/** Each family's worst-scenario risk for the initial range, and the maintenance range when asked for. */
 interface FamilyRisks {
-  im: ClassedRisk
-  mm: ClassedRisk | null
+  readonly name: string
+  readonly assetClass: string
+  readonly im: FamilyRisk
+  readonly mm: FamilyRisk | null
 }
 
 interface Portfolio {
   equity: bigint
-  families: Map<string, FamilyRisks>
-}
-
-interface FamilyExposures {
-  assetClass: string
-  im: Exposure[]
-  mm: Exposure[] | null
+  /** A list, not a map: an account spans at most a few families. */
+  families: FamilyRisks[]
 }
 
 /** Whether the account holds a cross position in a linear derivative market (the portfolio's positions). */
@@ -107,44 +122,43 @@ function holdsCross(state: EngineState, account: Account, id: string): boolean {
   return market.linear && market.spec.type !== 'spot'
 }
 
-interface Build {
-  state: EngineState
-  account: Account
-  extra: readonly WhatIf[]
-  withMm: boolean
-  only: ReadonlySet<string> | undefined
-  groups: Map<string, FamilyExposures>
-}
-
 /** Adds one market's exposure (held lots, its open orders and any extra orders) to its family. */
-function addExposure(b: Build, id: string, held: number): void {
-  const market = b.state.markets.get(id)!
-  if (b.only && !b.only.has(market.spec.family)) return
-  const arrays = b.state.riskArrays.get(id)
+function addExposure(state: EngineState, account: Account, extra: readonly WhatIf[], families: Family[], withMm: boolean, only: ReadonlySet<string> | undefined, id: string, held: number): void {
+  const market = state.markets.get(id)!
+  const name = market.spec.family
+  if (only !== undefined && !only.has(name)) return
+  const arrays = state.riskArrays.get(id)
   if (!arrays) throw new DomainError('NO_RISK_ARRAY', `No risk array for ${id}`, { marketId: id })
-  let orders = b.account.exposure.get(id) ?? NO_ORDERS
-  for (const w of b.extra) {
+  const open = account.exposure.get(id) ?? NO_ORDERS
+  let { buyLots, sellLots, buyTickLots, sellTickLots } = open
+  for (let i = 0; i < extra.length; i++) {
+    const w = extra[i]!
     if (w.market !== market) continue
     const more = BigInt(w.lots) * BigInt(w.priceTicks)
-    orders = w.side === 'buy'
-      ? { ...orders, buyLots: orders.buyLots + w.lots, buyTickLots: orders.buyTickLots + more }
-      : { ...orders, sellLots: orders.sellLots + w.lots, sellTickLots: orders.sellTickLots + more }
+    if (w.side === 'buy') {
+      buyLots += w.lots
+      buyTickLots += more
+    } else {
+      sellLots += w.lots
+      sellTickLots += more
+    }
   }
-  let g = b.groups.get(market.spec.family)
-  if (!g) b.groups.set(market.spec.family, (g = { assetClass: market.spec.assetClass, im: [], mm: b.withMm ? [] : null }))
-  g.im.push(exposure(market, arrays, 'im', held, orders))
-  g.mm?.push(exposure(market, arrays, 'mm', held, orders))
+  let family: Family | undefined
+  for (let i = 0; i < families.length && family === undefined; i++) if (families[i]!.name === name) family = families[i]
+  if (family === undefined) families.push((family = { name, assetClass: market.spec.assetClass, im: [], mm: withMm ? [] : null }))
+  family.im.push(exposure(market, arrays, 'im', held, buyLots, sellLots, buyTickLots, sellTickLots))
+  family.mm?.push(exposure(market, arrays, 'mm', held, buyLots, sellLots, buyTickLots, sellTickLots))
 }
 
 /**
  * Equity and per-family risk of the perps bucket, with `extra` orders resting: every market with a
  * cross position, open orders or an extra order. With `only`, just those families' risks are computed
  * (an order changes its own family alone); `withMm` false skips the maintenance range (order checks).
- * This runs twice per order: no closures (tsx's keepNames wraps each one) and no intermediate sets.
+ * This runs on every order: no closures (tsx's keepNames wraps each one) and few allocations.
  */
 function portfolio(state: EngineState, account: Account, extra: readonly WhatIf[], withMm: boolean, only?: ReadonlySet<string>): Portfolio {
   let equity = account.balance('perps') - account.isolatedOrderMargin
-  const b: Build = { state, account, extra, withMm, only, groups: new Map() }
+  const families: Family[] = []
   for (const p of account.positions.values()) {
     if (p.lots === 0) continue
     const market = state.markets.get(p.marketId)!
@@ -155,42 +169,35 @@ function portfolio(state: EngineState, account: Account, extra: readonly WhatIf[
     }
     const ticks = state.markTicks.get(p.marketId)
     if (ticks) equity += unrealized(market, p, ticks.ticks)
-    addExposure(b, p.marketId, p.lots)
+    addExposure(state, account, extra, families, withMm, only, p.marketId, p.lots)
   }
-  for (const id of account.exposure.keys()) if (!holdsCross(state, account, id)) addExposure(b, id, 0)
+  for (const id of account.exposure.keys()) if (!holdsCross(state, account, id)) addExposure(state, account, extra, families, withMm, only, id, 0)
   for (let i = 0; i < extra.length; i++) {
     const id = extra[i]!.market.spec.id
     if (holdsCross(state, account, id) || account.exposure.has(id)) continue
     let first = true
     for (let j = 0; j < i; j++) if (extra[j]!.market === extra[i]!.market) first = false
-    if (first) addExposure(b, id, 0)
+    if (first) addExposure(state, account, extra, families, withMm, only, id, 0)
   }
-  const families = new Map<string, FamilyRisks>()
-  for (const [family, g] of b.groups) {
-    families.set(family, {
-      im: { ...familyRisk(g.im), assetClass: g.assetClass },
-      mm: g.mm && { ...familyRisk(g.mm), assetClass: g.assetClass },
-    })
+  const risks: FamilyRisks[] = new Array<FamilyRisks>(families.length)
+  for (let i = 0; i < families.length; i++) {
+    const f = families[i]!
+    risks[i] = { name: f.name, assetClass: f.assetClass, im: familyRisk(f.im), mm: f.mm && familyRisk(f.mm) }
   }
-  return { equity, families }
+  return { equity, families: risks }
 }
 
 /** The portfolio requirement of one range; a single family earns no credit. */
-function requirement(risks: ClassedRisk[]): bigint {
-  if (risks.length === 0) return 0n
-  if (risks.length === 1) return risks[0]!.requirement
-  return portfolioRequirement(risks, CORRELATION_CREDIT)
+function requirement(families: readonly FamilyRisks[], range: 'im' | 'mm'): bigint {
+  if (families.length === 0) return 0n
+  if (families.length === 1) return families[0]![range]!.requirement
+  return portfolioRequirement(families.map((f) => ({ ...f[range]!, assetClass: f.assetClass })), CORRELATION_CREDIT)
 }
 
 function requirements(p: Portfolio): CrossMargin {
-  const im: ClassedRisk[] = []
-  const mm: ClassedRisk[] = []
-  for (const f of p.families.values()) {
-    im.push(f.im)
-    if (f.mm) mm.push(f.mm)
-  }
-  const imReq = requirement(im)
-  return { equity: p.equity, im: imReq, mm: mm.length === im.length ? requirement(mm) : 0n, available: p.equity - imReq }
+  const im = requirement(p.families, 'im')
+  const withMm = p.families.every((f) => f.mm !== null)
+  return { equity: p.equity, im, mm: withMm ? requirement(p.families, 'mm') : 0n, available: p.equity - im }
 }
 
 /** The cross margin of an account's perps bucket, optionally with more orders resting. */
@@ -244,7 +251,8 @@ export function orderMarginImpact(state: EngineState, account: Account, orders: 
   const families = new Set<string>()
   for (const w of orders) families.add(w.market.spec.family)
   const changed = portfolio(state, account, orders, withMm, families)
-  const after = requirements({ equity: held.equity, families: new Map([...held.families, ...changed.families]) })
+  const untouched = held.families.filter((f) => !families.has(f.name))
+  const after = requirements({ equity: held.equity, families: [...untouched, ...changed.families] })
   const im = after.im - before.im
   return { im, mm: after.mm - before.mm, available: before.available, refusal: im > 0n && after.im > after.equity ? insufficient(im, before.available) : null }
 }

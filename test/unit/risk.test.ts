@@ -1,6 +1,7 @@
 // The margin model with hand-computed cases.
 import { describe, expect, it } from 'vitest'
-import { familyRisk, linearRiskArray, portfolioRequirement, type Exposure } from '../../src/domain/risk.js'
+import { mulberry32 } from '../../src/domain/prng.js'
+import { familyRisk, linearRiskArray, linearRiskUnit, portfolioRequirement, type Exposure } from '../../src/domain/risk.js'
 
 const R_IM = 100_000n // 10%
 const CREDITS = { crypto: 50, energy: 40, precious_metals: 45 }
@@ -8,6 +9,7 @@ const CREDITS = { crypto: 50, energy: 40, precious_metals: 45 }
 /** A linear instrument worth `value` USDC per lot (in micro), with a position and no orders. */
 const pos = (valueUsdc: number, lots: number, range = R_IM): Exposure => ({
   array: linearRiskArray(BigInt(valueUsdc) * 1_000_000n, range),
+  unit: linearRiskUnit(BigInt(valueUsdc) * 1_000_000n, range),
   lots,
   buyLots: 0,
   sellLots: 0,
@@ -51,8 +53,41 @@ describe('family requirement', () => {
   it('rounds up to the micro-USDC', () => {
     // one third of R on a 1-micro lot value is not whole: the loss rounds up
     expect(familyRisk([pos(0, 0)]).requirement).toBe(0n)
-    const tiny: Exposure = { ...pos(0, 0), array: linearRiskArray(1n, 100_000n), lots: 1 }
+    const tiny: Exposure = { ...pos(0, 0), array: linearRiskArray(1n, 100_000n), unit: linearRiskUnit(1n, 100_000n), lots: 1 }
     expect(familyRisk([tiny]).requirement).toBe(1n)
+  })
+})
+
+describe('linear families', () => {
+  // Linear families are priced from the two extreme moves only; an exposure without a unit takes the
+  // every-scenario path, so the two must agree on any linear family, ties and directions included.
+  it('price the same from the extreme moves as from every scenario', () => {
+    const rand = mulberry32(20261121)
+    const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1))
+    const directions = new Set<number>()
+    for (let round = 0; round < 20_000; round++) {
+      // Few distinct values and small counts make ties and flat families common.
+      const big = round % 4 === 0
+      const family: Exposure[] = Array.from({ length: int(1, 4) }, () => {
+        const value = BigInt(big ? int(1, 10_000_000) : int(1, 3)) * 1_000_000n
+        const buyLots = rand() < 0.5 ? 0 : int(1, big ? 5_000 : 3)
+        const sellLots = rand() < 0.5 ? 0 : int(1, big ? 5_000 : 3)
+        return {
+          ...pos(0, 0),
+          array: linearRiskArray(value, R_IM),
+          unit: linearRiskUnit(value, R_IM),
+          lots: int(big ? -100_000 : -3, big ? 100_000 : 3),
+          buyLots,
+          sellLots,
+          buyCost: buyLots > 0 && rand() < 0.5 ? BigInt(int(0, big ? 1e12 : 3)) : 0n,
+          sellCost: sellLots > 0 && rand() < 0.5 ? BigInt(int(0, big ? 1e12 : 3)) : 0n,
+        }
+      })
+      const fast = familyRisk(family)
+      expect(fast).toEqual(familyRisk(family.map((e) => ({ ...e, unit: null }))))
+      directions.add(fast.direction)
+    }
+    expect([...directions].sort()).toEqual([-1, 0, 1])
   })
 })
 
