@@ -147,8 +147,13 @@ export class Engine implements Ctx {
   private emitBookDelta(market: MarketRuntime): void {
     const drained = market.book.drainChanges()
     if (drained.length === 0) return
-    const levels: number[] = []
-    for (const [side, price] of drained) levels.push(side, price, market.book.levelSize(side, price))
+    const levels = new Array<number>(drained.length * 3)
+    for (let i = 0; i < drained.length; i++) {
+      const [side, price] = drained[i]!
+      levels[3 * i] = side
+      levels[3 * i + 1] = price
+      levels[3 * i + 2] = market.book.levelSize(side, price)
+    }
     market.bookSeq++
     this.changes.books.add(market.spec.id)
     this.changes.markets.add(market.spec.id)

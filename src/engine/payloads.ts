@@ -7,15 +7,30 @@ import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import { orderView } from './views.js'
 
-/** An order as it stood when the event was emitted. */
+/** An order as it stood when the event was emitted: the live object for what never changes, and a copy
+ * of every field a fill, modify, trigger or cancel may change (a whole copy is three times the bytes). */
 export class OrderPayload {
-  private readonly state: Order
-  constructor(order: Order, private readonly market: MarketRuntime) {
-    // The order object lives on; its mutable fields are copied now.
-    this.state = { ...order }
+  private readonly priceTicks: number | null
+  private readonly lots: number
+  private readonly filledLots: number
+  private readonly status: Order['status']
+  private readonly stopTicks: number | null
+  private readonly triggeredAt: number | null
+  private readonly cancelReason: string | null
+  private readonly updatedAt: number
+  constructor(private readonly order: Order, private readonly market: MarketRuntime) {
+    this.priceTicks = order.priceTicks
+    this.lots = order.lots
+    this.filledLots = order.filledLots
+    this.status = order.status
+    this.stopTicks = order.stopTicks
+    this.triggeredAt = order.triggeredAt
+    this.cancelReason = order.cancelReason
+    this.updatedAt = order.updatedAt
   }
   toJSON() {
-    return orderView(this.state, this.market)
+    const { priceTicks, lots, filledLots, status, stopTicks, triggeredAt, cancelReason, updatedAt } = this
+    return orderView({ ...this.order, priceTicks, lots, filledLots, status, stopTicks, triggeredAt, cancelReason, updatedAt }, this.market)
   }
 }
 

@@ -98,6 +98,26 @@ function fillRow(ctx: Ctx, market: MarketRuntime, o: Order, matchId: string, rol
   return row
 }
 
+/** One side's spot holding moves by a fill (the USDC leg is one move between the two sides). */
+function moveHolding(ctx: Ctx, market: MarketRuntime, account: Account, order: Order, lots: number, priceTicks: number, notional: bigint): void {
+  const p = positionFor(ctx, account, market, order)
+  applyToPosition(market, p, order.side, lots, priceTicks, notional)
+  p.updatedAt = ctx.now
+  ctx.touchPosition(account, p)
+}
+
+/** One side's derivative position moves by a fill; realized PnL is paid through the clearing account. */
+function movePosition(ctx: Ctx, market: MarketRuntime, account: Account, order: Order, lots: number, priceTicks: number, notional: bigint, matchId: string): void {
+  const p = positionFor(ctx, account, market, order)
+  const held = Math.abs(p.lots)
+  const closed = held > 0 && p.lots > 0 === (order.side === 'sell') ? Math.min(lots, held) : 0
+  const pnl = applyToPosition(market, p, order.side, lots, priceTicks, notional)
+  if (pnl !== 0n) move(ctx, ctx.state.system, 'clearing', account, 'perps', pnl, 'realized_pnl', matchId)
+  if (p.marginMode === 'isolated') settleIsolated(ctx, market, account, p, { held, closed, opened: lots - closed }, priceTicks, pnl, matchId)
+  p.updatedAt = ctx.now
+  ctx.touchPosition(account, p)
+}
+
 /** Settles `lots` between the taker and the resting maker at the maker's price. */
 export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker: Order, priceTicks: number, lots: number): void {
   const state = ctx.state
@@ -121,28 +141,16 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
     retire(ctx, makerAccount, market, maker)
   } else reserve(makerAccount, market, maker)
 
-  const buyer = taker.side === 'buy' ? takerAccount : makerAccount
-  const seller = taker.side === 'buy' ? makerAccount : takerAccount
   const bucket = market.spec.type === 'spot' ? 'spot' : 'perps'
   if (market.spec.type === 'spot') {
+    const buyer = taker.side === 'buy' ? takerAccount : makerAccount
+    const seller = taker.side === 'buy' ? makerAccount : takerAccount
     move(ctx, buyer, 'spot', seller, 'spot', notional, 'trade', matchId)
-    for (const [account, order] of [[buyer, taker.side === 'buy' ? taker : maker], [seller, taker.side === 'buy' ? maker : taker]] as const) {
-      const p = positionFor(ctx, account, market, order)
-      applyToPosition(market, p, order.side, lots, priceTicks, notional)
-      p.updatedAt = ctx.now
-      ctx.touchPosition(account, p)
-    }
+    moveHolding(ctx, market, takerAccount, taker, lots, priceTicks, notional)
+    moveHolding(ctx, market, makerAccount, maker, lots, priceTicks, notional)
   } else {
-    for (const [account, order] of [[takerAccount, taker], [makerAccount, maker]] as const) {
-      const p = positionFor(ctx, account, market, order)
-      const held = Math.abs(p.lots)
-      const closed = held > 0 && p.lots > 0 === (order.side === 'sell') ? Math.min(lots, held) : 0
-      const pnl = applyToPosition(market, p, order.side, lots, priceTicks, notional)
-      if (pnl !== 0n) move(ctx, system, 'clearing', account, 'perps', pnl, 'realized_pnl', matchId)
-      if (p.marginMode === 'isolated') settleIsolated(ctx, market, account, p, { held, closed, opened: lots - closed }, priceTicks, pnl, matchId)
-      p.updatedAt = ctx.now
-      ctx.touchPosition(account, p)
-    }
+    movePosition(ctx, market, takerAccount, taker, lots, priceTicks, notional, matchId)
+    movePosition(ctx, market, makerAccount, maker, lots, priceTicks, notional, matchId)
   }
   move(ctx, takerAccount, bucket, system, 'fees', takerFee, 'fee', matchId)
   move(ctx, makerAccount, bucket, system, 'fees', makerFee, 'fee', matchId)

@@ -20,6 +20,27 @@ const totalBalances = () => {
   return sum
 }
 
+describe('order events', () => {
+  it('show the order as it stood when emitted, though the order changes afterwards', () => {
+    h.engine.takeChanges()
+    const placed = h.placeOk('alice', { side: 'buy', price: '95000', quantity: '0.3' })
+    h.placeOk('bob', { side: 'sell', price: '95000', quantity: '0.1' })
+    h.send({ type: 'ModifyOrder', userId: 'alice', orderId: placed.id, priceTicks: 949_000, lots: null })
+    h.send({ type: 'CancelOrder', userId: 'alice', orderId: placed.id })
+    const updates = h.engine
+      .takeChanges()
+      .events.filter((e) => e.eventType === 'OrderUpdate' && (e.payload as { toJSON(): { id: string } }).toJSON().id === placed.id)
+      .map((e) => JSON.parse(JSON.stringify(e.payload)) as Record<string, unknown>)
+    expect(updates.map((u) => [u.status, u.price, u.filledQuantity, u.cancelReason])).toEqual([
+      ['open', '95000', '0', null],
+      ['open', '95000', '0.1', null],
+      ['open', '94900', '0.1', null],
+      ['canceled', '94900', '0.1', 'user'],
+    ])
+    expect(updates[0]).toEqual({ ...placed, updatedAt: updates[0]!.updatedAt })
+  })
+})
+
 describe('matching', () => {
   it('trades at the resting price in price-time priority, filling makers in order', () => {
     h.placeOk('alice', { side: 'sell', price: '95100', quantity: '0.3' })
