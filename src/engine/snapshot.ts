@@ -119,7 +119,7 @@ export function takeSnapshot(state: EngineState): EngineSnapshot {
   return {
     version: SNAPSHOT_VERSION,
     now: state.now,
-    counters: [...state.counters.entries()].sort(byKey(([k]) => k)),
+    counters: state.counterEntries().sort(byKey(([k]) => k)),
     markets: [...state.markets.values()]
       .map((m) => ({ spec: canonicalSpec(m.spec), status: m.status, bookSeq: m.bookSeq, settledAtMs: m.settledAtMs, settlementPrice: m.settlementPrice, engineState: marketEngineState(m) }))
       .sort(byKey((m) => m.spec.id)),
@@ -136,7 +136,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
   if (snap.version !== SNAPSHOT_VERSION) throw new Error(`snapshot version ${snap.version} is not ${SNAPSHOT_VERSION}`)
   const state = new EngineState()
   state.now = snap.now
-  for (const [k, v] of snap.counters) state.counters.set(k, v)
+  for (const [k, v] of snap.counters) state.restoreCounter(k, v)
   for (const m of snap.markets) {
     const market = new MarketRuntime(canonicalSpec(m.spec), m.status, m.bookSeq)
     market.settledAtMs = m.settledAtMs

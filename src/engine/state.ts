@@ -26,6 +26,13 @@ export interface MarkTicks {
   bandHigh: number
 }
 
+interface Counter {
+  readonly name: string
+  value: number
+  /** Listed among the counters to persist. */
+  dirty: boolean
+}
+
 export class EngineState {
   /** Engine clock: running maximum of command timestamps. */
   now = 0
@@ -43,15 +50,40 @@ export class EngineState {
   /** Accounts with an armed dead man's switch. */
   readonly armed = new Set<string>()
   /** Per-stream event sequences and id counters, by name. */
-  readonly counters = new Map<string, number>()
+  private readonly counters = new Map<string, Counter>()
   /** Counters changed since the runner last persisted them. */
-  readonly dirtyCounters = new Set<string>()
+  private dirty: Counter[] = []
 
-  next(counter: string): number {
-    const n = (this.counters.get(counter) ?? 0) + 1
-    this.counters.set(counter, n)
-    this.dirtyCounters.add(counter)
-    return n
+  /** Advances a counter and returns its new value (the first is 1). One map lookup: this runs per event. */
+  next(name: string): number {
+    let c = this.counters.get(name)
+    if (c === undefined) this.counters.set(name, (c = { name, value: 0, dirty: false }))
+    c.value++
+    if (!c.dirty) {
+      c.dirty = true
+      this.dirty.push(c)
+    }
+    return c.value
+  }
+
+  /** Every counter as [name, value]. */
+  counterEntries(): Array<[string, number]> {
+    return [...this.counters.values()].map((c) => [c.name, c.value])
+  }
+
+  /** Sets a counter, as a snapshot or a rebuild restores it (not dirty: it is already persisted). */
+  restoreCounter(name: string, value: number): void {
+    this.counters.set(name, { name, value, dirty: false })
+  }
+
+  /** The counters changed since the last markCountersPersisted(), as [name, value]. */
+  dirtyCounters(): Array<[string, number]> {
+    return this.dirty.map((c) => [c.name, c.value])
+  }
+
+  markCountersPersisted(): void {
+    for (const c of this.dirty) c.dirty = false
+    this.dirty = []
   }
 
   get system(): Account {

@@ -206,7 +206,7 @@ function candleStatement(state: EngineState, c: Changes): Statement {
  */
 export async function commitBatch(pool: pg.Pool, state: EngineState, changes: Changes, at: BatchPosition): Promise<void> {
   const counters: Record<string, number> = { now: state.now }
-  for (const name of state.dirtyCounters) counters[name] = state.counters.get(name)!
+  for (const [name, value] of state.dirtyCounters()) counters[name] = value
   const writes = statements(state, changes)
   await inTransaction(pool, async (db) => {
     const fenced = await db.query(
@@ -217,5 +217,5 @@ export async function commitBatch(pool: pg.Pool, state: EngineState, changes: Ch
     if (fenced.rowCount !== 1) throw new FencedOutError(`fencing token ${at.fencingToken} is no longer current`)
     for (const [sql, rows] of writes) await db.query(sql, [json(rows)])
   })
-  state.dirtyCounters.clear()
+  state.markCountersPersisted()
 }
