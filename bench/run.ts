@@ -1,5 +1,8 @@
-// `npm run bench`: every benchmark in turn, each printing its own lines; `npm run bench -- book engine`
-// runs only the named ones. npm runs this as a bundle (no tsx in the measured code, as in production).
+// `npm run bench`: every benchmark in turn, each in a fresh process (no heap, JIT or RSS carried over
+// from the one before) and printing its own lines; `npm run bench -- book engine` runs only those.
+// npm runs this as a bundle (no tsx in the measured code, as in production).
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { benchAuth } from './auth.js'
 import { benchBook } from './book.js'
 import { benchEngine } from './engine.js'
@@ -20,6 +23,12 @@ if (unknown.length > 0) {
   console.error(`unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`)
   process.exit(2)
 }
-for (const [name, run] of Object.entries(BENCHMARKS)) {
-  if (wanted.length === 0 || wanted.includes(name)) await run()
+const names = wanted.length === 0 ? Object.keys(BENCHMARKS) : wanted
+if (names.length === 1) {
+  await BENCHMARKS[names[0]!]!()
+} else {
+  for (const name of names) {
+    const run = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name], { stdio: 'inherit' })
+    if (run.status !== 0) process.exit(run.status ?? 1)
+  }
 }
