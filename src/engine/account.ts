@@ -34,8 +34,6 @@ export class Account {
   readonly userId: string
   readonly balances = new Map<Bucket, bigint>()
   readonly positions = new Map<string, Position>()
-  /** Ids of this account's open orders. */
-  readonly openOrders = new Set<string>()
   /** clientOrderId → order id, for every order the account ever placed with one. */
   readonly clientOrderIds = new Map<string, string>()
   /** Micro-USDC of the spot bucket reserved by open spot buys. */
@@ -46,7 +44,8 @@ export class Account {
   readonly exposure = new Map<string, OrderExposure>()
   /** Initial margin reserved by open isolated orders, micro-USDC. */
   isolatedOrderMargin = 0n
-  /** Open order ids per market (all of one margin mode within a linear market). */
+  /** Open order ids per market (all of one margin mode within a linear market): the account's only
+   * index of its open orders. */
   readonly marketOrders = new Map<string, Set<string>>()
   /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
   faucetGrants: Array<[number, bigint]> = []
@@ -63,6 +62,12 @@ export class Account {
 
   balance(bucket: Bucket): bigint {
     return this.balances.get(bucket) ?? 0n
+  }
+
+  get openOrderCount(): number {
+    let n = 0
+    for (const ids of this.marketOrders.values()) n += ids.size
+    return n
   }
 
   /** Spot holding in lots of a spot market (its long position). */

@@ -51,7 +51,6 @@ export function rest(ctx: Ctx, market: MarketRuntime, order: Order): void {
     seq: order.seq,
   })
   ctx.state.orders.set(order.id, order)
-  account.openOrders.add(order.id)
   trackOpen(account, order, true)
   reserve(account, market, order)
   ctx.touchBook(market)
@@ -75,6 +74,5 @@ export function retire(ctx: Ctx, account: Account, market: MarketRuntime, order:
   reserve(account, market, order)
   ctx.state.orders.delete(order.id)
   ctx.state.waiting.get(order.marketId)?.delete(order)
-  account.openOrders.delete(order.id)
   trackOpen(account, order, false)
 }

@@ -169,7 +169,6 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
       waiting.add(order)
     } else market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
     state.orders.set(o.id, order)
-    account.openOrders.add(o.id)
     trackOpen(account, order, true)
     reserve(account, market, order)
   }

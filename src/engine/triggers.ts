@@ -57,7 +57,6 @@ function waitingIn(ctx: Ctx, marketId: string): Set<Order> {
 export function wait(ctx: Ctx, market: MarketRuntime, order: Order): void {
   const account = ctx.state.accounts.get(order.userId)!
   ctx.state.orders.set(order.id, order)
-  account.openOrders.add(order.id)
   trackOpen(account, order, true)
   waitingIn(ctx, market.spec.id).add(order)
   ctx.touchOrder(order)

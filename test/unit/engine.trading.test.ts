@@ -276,7 +276,7 @@ describe('order lifecycle', () => {
     expect(h.ok({ type: 'Tick' })).toEqual({ deadmanFired: 0 })
     h.tick(1)
     expect(h.ok({ type: 'Tick' })).toEqual({ deadmanFired: 1 })
-    expect(h.engine.state.accounts.get('bob')!.openOrders.size).toBe(0)
+    expect(h.engine.state.accounts.get('bob')!.openOrderCount).toBe(0)
     h.ok({ type: 'CancelAllAfter', userId: 'bob', timeoutMs: 1_000 })
     h.ok({ type: 'CancelAllAfter', userId: 'bob', timeoutMs: 0 })
     h.tick(10_000)
@@ -291,7 +291,7 @@ describe('quotes', () => {
     h.placeOk('alice', { side: 'sell', price: '95100', quantity: '0.1' })
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'q1', orders: specs('94900', '95100'), cancelFirst: false })).toMatchObject({ ok: true })
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'q1', orders: specs('95100', '95300'), cancelFirst: false })).toMatchObject({ ok: false, code: 'POST_ONLY_WOULD_CROSS' })
-    expect(h.engine.state.accounts.get('bob')!.openOrders.size).toBe(2)
+    expect(h.engine.state.accounts.get('bob')!.openOrderCount).toBe(2)
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'q1', orders: specs('95000', '94990'), cancelFirst: false })).toMatchObject({ ok: false, code: 'INVALID_PRICE' })
   })
 
@@ -303,7 +303,7 @@ describe('quotes', () => {
     expect(r.results).toHaveLength(3)
     const tooMuch = [h.spec({ side: 'buy', price: '94000', quantity: '20', postOnly: true }, 'mm')]
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'mm', orders: tooMuch, cancelFirst: true })).toMatchObject({ ok: false, code: 'INSUFFICIENT_MARGIN' })
-    expect(h.engine.state.accounts.get('bob')!.openOrders.size).toBe(3) // nothing cancelled by the refused call
+    expect(h.engine.state.accounts.get('bob')!.openOrderCount).toBe(3) // nothing cancelled by the refused call
   })
 })
 
@@ -342,7 +342,7 @@ describe('snapshots with trading state', () => {
     expect(stateHash(restored.state)).toBe(stateHash(h.engine.state))
     for (const u of ['alice', 'bob', 'carol']) {
       const [a, b] = [h.engine.state.accounts.get(u)!, restored.state.accounts.get(u)!]
-      expect([b.spotLocked, b.exposure, [...b.openOrders]]).toEqual([a.spotLocked, a.exposure, [...a.openOrders]])
+      expect([b.spotLocked, b.exposure, b.marketOrders]).toEqual([a.spotLocked, a.exposure, a.marketOrders])
     }
     expect(restored.state.markets.get(PERP)!.book.stateHash()).toBe(h.engine.state.markets.get(PERP)!.book.stateHash())
     // and both go on identically

@@ -262,12 +262,14 @@ export interface CancelFilter {
 /** The account's open orders, oldest first, that match the filter. */
 export function openOrdersOf(ctx: Ctx, account: Account, filter: CancelFilter = {}): Order[] {
   const out: Order[] = []
-  for (const id of account.openOrders) {
-    const o = ctx.state.orders.get(id)!
-    if (filter.marketId && o.marketId !== filter.marketId) continue
-    if (filter.quoteId && o.quoteId !== filter.quoteId) continue
-    if (filter.clientOrderId && o.clientOrderId !== filter.clientOrderId) continue
-    out.push(o)
+  for (const [marketId, ids] of account.marketOrders) {
+    if (filter.marketId && marketId !== filter.marketId) continue
+    for (const id of ids) {
+      const o = ctx.state.orders.get(id)!
+      if (filter.quoteId && o.quoteId !== filter.quoteId) continue
+      if (filter.clientOrderId && o.clientOrderId !== filter.clientOrderId) continue
+      out.push(o)
+    }
   }
   return out.sort((a, b) => a.seq - b.seq)
 }
