@@ -411,25 +411,57 @@ describe('OrderBook internals', () => {
     expect(() => book.validateInternalState()).toThrow(/broken order links/)
   })
 
-  it('reuses recently emptied levels but forgets older ones', () => {
-    const book = new OrderBook()
-    const levels = (book as unknown as { bids: { levels: Map<number, unknown> } }).bids.levels
+  it('keeps emptied levels in its ladder window and forgets those outside it at the drain', () => {
+    const book = new OrderBook({ window: 32 })
+    const bids = (book as unknown as { bids: { outside: Map<number, unknown>; slots: unknown[] } }).bids
     let seq = 0
     const cycle = (price: number) => {
       book.add({ id: `b${++seq}`, owner: 'm', side: BUY, price, remaining: 1, seq })
       book.cancel(`b${seq}`)
-      book.drainChanges()
+      book.validateInternalState()
+      expect(book.drainChanges()).toEqual([[BUY, price]])
       book.validateInternalState()
     }
+    for (let price = 1_000; price >= 1; price--) cycle(price)
     for (let price = 1; price <= 1_000; price++) cycle(price)
-    expect(levels.size).toBeLessThanOrEqual(256)
-    expect(levels.has(1_000)).toBe(true)
-    expect(levels.has(1)).toBe(false)
-    // Re-emptying one level again and again must not let its older ring slots evict it early.
-    for (let i = 0; i < 1_000; i++) cycle(999)
-    expect(levels.has(999)).toBe(true)
-    for (let price = 1; price <= 1_000; price++) cycle(price)
+    for (let price = 1; price <= 100_000; price += 997) cycle(price)
+    expect(bids.outside.size).toBe(0)
+    expect(bids.slots.length).toBe(32)
     expect(book.size).toBe(0)
+  })
+
+  it('keeps one level per price when the window moves over an emptied level before the drain', () => {
+    const fast = new OrderBook({ window: 32 })
+    const naive = new NaiveBook()
+    let seq = 0
+    // As plain data: OrderBook hands out its internal nodes.
+    const plain = (value: unknown): unknown => (value === undefined ? value : JSON.parse(JSON.stringify(value)))
+    const both = (call: (book: Book) => unknown) => {
+      const result = plain(call(fast))
+      fast.validateInternalState()
+      expect(plain(call(naive))).toEqual(result)
+    }
+    const rest = (id: string, price: number) => {
+      const order = { id, owner: 'm', side: BUY as Side, price, remaining: 1, seq: ++seq }
+      both((b) => b.add(order))
+    }
+    rest('top', 1_000)
+    // Far below the window: the fallback tree.
+    rest('deep', 900)
+    // Enough opens inside the window that it may move again.
+    for (let price = 990; price < 998; price++) {
+      rest(`w${price}`, price)
+      both((b) => b.cancel(`w${price}`))
+    }
+    both((b) => b.drainChanges())
+    both((b) => b.cancel('deep'))
+    both((b) => b.cancel('top'))
+    // The side is empty, so this re-places the window around 900, where the emptied level still waits
+    // for the drain.
+    rest('again', 900)
+    both((b) => b.drainChanges())
+    both((b) => b.levelSize(BUY, 900))
+    expect(fast.drainChanges()).toEqual([])
   })
 
   it('serialises resting orders without their internal links', () => {

@@ -40,17 +40,22 @@ function expectSame(actual: unknown, expected: unknown): void {
   if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual).toEqual(expected)
 }
 
-// Narrow books trade constantly; wide ones open and close far more distinct price levels.
+// Narrow books trade constantly; wide ones open and close far more distinct price levels. A 32-tick
+// ladder window puts the deeper levels in the fallback tree; jumps of the mid move the market out of
+// the window and back, so levels keep crossing between the ladder and the tree.
 it.each([
-  { seed: 1, width: 12 },
-  { seed: 7, width: 12 },
-  { seed: 2024, width: 12 },
-  { seed: 0xdecafbad, width: 30 },
-])('seed $seed, width $width: OrderBook and NaiveBook agree on every step', ({ seed, width }) => {
+  { seed: 1, width: 12, window: undefined, jump: 0 },
+  { seed: 7, width: 12, window: undefined, jump: 0 },
+  { seed: 2024, width: 12, window: undefined, jump: 0 },
+  { seed: 0xdecafbad, width: 30, window: undefined, jump: 0 },
+  { seed: 3, width: 30, window: 32, jump: 0 },
+  { seed: 11, width: 12, window: 32, jump: 60 },
+  { seed: 99, width: 30, window: 64, jump: 200 },
+])('seed $seed, width $width, window $window, jump $jump: OrderBook and NaiveBook agree on every step', ({ seed, width, window, jump }) => {
   const rand = mulberry32(seed)
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1))
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T
-  const fast = new OrderBook()
+  const fast = new OrderBook(window === undefined ? {} : { window })
   const naive = new NaiveBook()
   const ids: string[] = []
   const seen = { fills: 0, stp: 0, rested: 0, cancelled: 0, reduced: 0, maxSize: 0 }
@@ -121,6 +126,8 @@ it.each([
       both((b) => [b.wouldCross(side, price), b.levelSize(side, price)])
     }
     if (rand() < 0.02) mid += int(-width, width) >> 3
+    // Jumps away and back, ~100 steps apart; what rests at the old mid stays there.
+    if (jump > 0 && rand() < 0.01) mid += mid > 1_000 ? -jump : jump
 
     fast.validateInternalState()
     naive.validateInternalState()

@@ -1,225 +1,38 @@
 // The production order book: price-time priority over integer ticks and lots. It owns the resting
-// orders (id map + an intrusive FIFO list per price level), the levels of each side (price map, an
-// intrusive AVL tree as the sorted index, and a best-first linked list of levels), and the set of levels
-// changed since the last drain. Pure data structure: no clock, no randomness, no I/O. The hot path
-// allocates only the order it rests, the array drainChanges() returns, and a level when a price opens
-// that is not among the recently emptied ones.
+// orders (an id map; each order sits in its price level's intrusive FIFO queue), one BookSide per side
+// (the levels: a ladder around the touch, a tree beyond it, a best-first list of the non-empty ones),
+// and the set of levels changed since the last drain. Pure data structure: no clock, no randomness, no
+// I/O. The hot path allocates only the order it rests, the array drainChanges() returns, and a level
+// the first time its price is used in the window (or each time outside it).
+import { Level, Order } from './bookNodes.js'
+import { BookSide, DEFAULT_WINDOW } from './bookSide.js'
 import { hashBook } from './hashBook.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side, type Taker } from './types.js'
-
-/** A resting order with its queue links. Handed out as BookOrder, so holders see `remaining` live. */
-class Order implements BookOrder {
-  readonly id: string
-  readonly owner: string
-  readonly side: Side
-  readonly price: number
-  remaining: number
-  readonly seq: number
-  readonly level: Level
-  prev: Order | null
-  next: Order | null
-
-  constructor(id: string, owner: string, side: Side, price: number, remaining: number, seq: number, level: Level) {
-    this.id = id
-    this.owner = owner
-    this.side = side
-    this.price = price
-    this.remaining = remaining
-    this.seq = seq
-    this.level = level
-    this.prev = null
-    this.next = null
-  }
-
-  /** The links make the object graph cyclic; serialise the logical order only. */
-  toJSON(): BookOrder {
-    const { id, owner, side, price, remaining, seq } = this
-    return { id, owner, side, price, remaining, seq }
-  }
-}
-
-/** All resting orders at one price on one side, oldest first. */
-class Level {
-  readonly side: Side
-  readonly price: number
-  /** Sum of the orders' remaining lots. */
-  total: number
-  count: number
-  head: Order | null
-  tail: Order | null
-  /** Neighbours in the side's best-first list of non-empty levels. */
-  better: Level | null
-  worse: Level | null
-  /** AVL links in the side's price tree (ascending price). */
-  left: Level | null
-  right: Level | null
-  height: number
-  /** Drain epoch in which the level was last recorded as changed (dedupes drainChanges). */
-  touched: number
-  /** Slot of the level's latest entry in the book's idle ring, or -1. */
-  idleSlot: number
-  /** This level's drainChanges() entry, built once: draining allocates only the returned array. */
-  readonly key: [Side, number]
-
-  constructor(side: Side, price: number) {
-    this.side = side
-    this.price = price
-    this.total = 0
-    this.count = 0
-    this.head = null
-    this.tail = null
-    this.better = null
-    this.worse = null
-    this.left = null
-    this.right = null
-    this.height = 0
-    this.touched = 0
-    this.idleSlot = -1
-    this.key = Object.freeze([side, price]) as [Side, number]
-  }
-}
-
-// Hand-written AVL, not sorted-btree: a level opens+closes every ~3 commands; measured 0.2 µs vs 1.1 µs.
-/** The non-empty levels of one side by ascending price: O(log L) insert and delete, no allocation.
- * An insert also yields the new level's price neighbours, which is all the level list needs. */
-class PriceTree {
-  root: Level | null = null
-  size = 0
-  /** Nearest lower and higher priced levels found by the last insert. */
-  lower: Level | null = null
-  higher: Level | null = null
-
-  insert(level: Level): void {
-    this.lower = null
-    this.higher = null
-    this.root = this.insertAt(this.root, level)
-    this.size++
-  }
-
-  remove(level: Level): void {
-    this.root = removeAt(this.root as Level, level.price)
-    level.left = null
-    level.right = null
-    level.height = 0
-    this.size--
-  }
-
-  private insertAt(node: Level | null, level: Level): Level {
-    if (node === null) {
-      level.height = 1
-      return level
-    }
-    if (level.price < node.price) {
-      this.higher = node
-      node.left = this.insertAt(node.left, level)
-    } else {
-      this.lower = node
-      node.right = this.insertAt(node.right, level)
-    }
-    return rebalance(node)
-  }
-}
-
-const heightOf = (node: Level | null): number => (node === null ? 0 : node.height)
-
-function rotateLeft(node: Level): Level {
-  const pivot = node.right as Level
-  node.right = pivot.left
-  pivot.left = node
-  node.height = Math.max(heightOf(node.left), heightOf(node.right)) + 1
-  pivot.height = Math.max(node.height, heightOf(pivot.right)) + 1
-  return pivot
-}
-
-function rotateRight(node: Level): Level {
-  const pivot = node.left as Level
-  node.left = pivot.right
-  pivot.right = node
-  node.height = Math.max(heightOf(node.left), heightOf(node.right)) + 1
-  pivot.height = Math.max(heightOf(pivot.left), node.height) + 1
-  return pivot
-}
-
-/** Restores the AVL balance of `node` after one of its subtrees changed height by at most one. */
-function rebalance(node: Level): Level {
-  const left = heightOf(node.left)
-  const right = heightOf(node.right)
-  if (left > right + 1) {
-    const child = node.left as Level
-    if (heightOf(child.left) < heightOf(child.right)) node.left = rotateLeft(child)
-    return rotateRight(node)
-  }
-  if (right > left + 1) {
-    const child = node.right as Level
-    if (heightOf(child.right) < heightOf(child.left)) node.right = rotateRight(child)
-    return rotateLeft(node)
-  }
-  node.height = Math.max(left, right) + 1
-  return node
-}
-
-/** Removes the level priced `price` (present) from the subtree; returns the new subtree root. */
-function removeAt(node: Level, price: number): Level | null {
-  if (price < node.price) node.left = removeAt(node.left as Level, price)
-  else if (price > node.price) node.right = removeAt(node.right as Level, price)
-  else {
-    const left = node.left
-    const right = node.right
-    if (left === null) return right
-    if (right === null) return left
-    // The in-order successor takes the removed level's place.
-    let successor = right
-    while (successor.left !== null) successor = successor.left
-    successor.right = removeMin(right)
-    successor.left = left
-    return rebalance(successor)
-  }
-  return rebalance(node)
-}
-
-function removeMin(node: Level): Level | null {
-  if (node.left === null) return node.right
-  node.left = removeMin(node.left)
-  return rebalance(node)
-}
-
-/** One side's levels. An emptied level leaves the tree and the list at once but stays in `levels`:
- * until the next drain, so a level re-created before the drain is the same object (one change entry),
- * and then while it is among the book's most recently emptied levels (see IDLE_LEVELS). */
-class BookSide {
-  readonly side: Side
-  readonly isBid: boolean
-  readonly levels = new Map<number, Level>()
-  readonly tree = new PriceTree()
-  best: Level | null = null
-  worst: Level | null = null
-
-  constructor(side: Side) {
-    this.side = side
-    this.isBid = side === BUY
-  }
-}
-
-/** Emptied levels each book keeps for reuse. Prices near the touch empty and refill constantly; reusing
- * their levels saves an allocation and two price-map writes, ~10% of throughput on the benchmark. */
-const IDLE_LEVELS = 256
 
 function fail(message: string): never {
   throw new Error(`OrderBook invariant broken: ${message}`)
 }
 
+export interface OrderBookOptions {
+  /** Ladder width per side in ticks, a multiple of 32 (tests use small ones to cross the edges). */
+  window?: number
+}
+
 export class OrderBook implements Book {
   private readonly byId = new Map<string, Order>()
-  private readonly bids = new BookSide(BUY)
-  private readonly asks = new BookSide(SELL)
+  private readonly bids: BookSide
+  private readonly asks: BookSide
   /** Levels changed since the last drain, in first-touched order: the first `changedCount` entries
    * (a count rather than `length = 0`, which is a slow runtime call in V8). */
   private readonly changed: Level[] = []
   private changedCount = 0
   private epoch = 1
-  /** Ring of recently emptied levels; overwriting a slot forgets that level unless it was reused. */
-  private readonly idle: Array<Level | null> = new Array<Level | null>(IDLE_LEVELS).fill(null)
-  private idleNext = 0
+
+  constructor(options: OrderBookOptions = {}) {
+    const window = options.window ?? DEFAULT_WINDOW
+    this.bids = new BookSide(BUY, window)
+    this.asks = new BookSide(SELL, window)
+  }
 
   get size(): number {
     return this.byId.size
@@ -303,10 +116,8 @@ export class OrderBook implements Book {
     if (!Number.isSafeInteger(seq)) throw new RangeError(`order ${id}: seq must be a safe integer, got ${seq}`)
     if (this.wouldCross(side, price)) throw new Error(`order ${id} at ${price} would cross the book`)
     const bookSide = side === BUY ? this.bids : this.asks
-    let level = bookSide.levels.get(price)
-    const opens = level === undefined
-    if (level === undefined) level = new Level(side, price)
-    else if (level.count > 0 && seq <= (level.tail as Order).seq) {
+    const level = bookSide.levelAt(price, this.epoch)
+    if (level.count > 0 && seq <= (level.tail as Order).seq) {
       throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${(level.tail as Order).seq}`)
     }
     const resting = new Order(id, owner, side, price, remaining, seq, level)
@@ -315,8 +126,7 @@ export class OrderBook implements Book {
     const before = ids.size
     ids.set(id, resting)
     if (ids.size === before) this.rejectDuplicate(resting)
-    if (opens) bookSide.levels.set(price, level)
-    if (level.count === 0) this.linkLevel(bookSide, level)
+    if (level.count === 0) bookSide.link(level)
     const tail = level.tail
     if (tail === null) level.head = resting
     else {
@@ -354,8 +164,7 @@ export class OrderBook implements Book {
   }
 
   levelSize(side: Side, price: number): number {
-    const level = (side === BUY ? this.bids : this.asks).levels.get(price)
-    return level === undefined ? 0 : level.total
+    return (side === BUY ? this.bids : this.asks).sizeAt(price)
   }
 
   depth(side: Side, maxLevels = Number.POSITIVE_INFINITY): Array<[number, number]> {
@@ -383,7 +192,7 @@ export class OrderBook implements Book {
     for (let i = 0; i < n; i++) {
       const level = changed[i] as Level
       out[i] = level.key
-      if (level.count === 0) this.retire(level)
+      if (level.count === 0) (level.side === BUY ? this.bids : this.asks).retire(level)
     }
     this.changedCount = 0
     this.epoch++
@@ -416,22 +225,6 @@ export class OrderBook implements Book {
     throw new Error(`order ${rejected.id} is already in the book`)
   }
 
-  /** Parks an emptied level in the idle ring, forgetting the level it displaces if that is still empty
-   * and was not parked again since (a level can hold several slots; only its latest one counts). */
-  private retire(level: Level): void {
-    const slot = this.idleNext
-    const evicted = this.idle[slot]
-    if (evicted != null && evicted.count === 0 && evicted.idleSlot === slot) {
-      evicted.idleSlot = -1
-      const levels = (evicted.side === BUY ? this.bids : this.asks).levels
-      // It may already be gone, deleted earlier in this same drain and replaced since at its price.
-      if (levels.get(evicted.price) === evicted) levels.delete(evicted.price)
-    }
-    this.idle[slot] = level
-    level.idleSlot = slot
-    this.idleNext = slot === IDLE_LEVELS - 1 ? 0 : slot + 1
-  }
-
   private touch(level: Level): void {
     if (level.touched !== this.epoch) {
       level.touched = this.epoch
@@ -453,51 +246,25 @@ export class OrderBook implements Book {
     level.total -= order.remaining
     level.count--
     this.byId.delete(order.id)
-    if (level.count === 0) this.unlinkLevel(side, level)
-  }
-
-  /** Puts an empty level into the tree, then between its tree neighbours in the best-first list. */
-  private linkLevel(side: BookSide, level: Level): void {
-    const tree = side.tree
-    tree.insert(level)
-    const better = side.isBid ? tree.higher : tree.lower
-    const worse = side.isBid ? tree.lower : tree.higher
-    level.better = better
-    level.worse = worse
-    if (better === null) side.best = level
-    else better.worse = level
-    if (worse === null) side.worst = level
-    else worse.better = level
-  }
-
-  private unlinkLevel(side: BookSide, level: Level): void {
-    side.tree.remove(level)
-    const better = level.better
-    const worse = level.worse
-    if (better === null) side.best = worse
-    else better.worse = worse
-    if (worse === null) side.worst = better
-    else worse.better = better
-    level.better = null
-    level.worse = null
+    if (level.count === 0) side.unlink(level)
   }
 
   /** Checks one side and returns how many orders it holds. */
   private validateSide(side: BookSide): number {
     const name = side.isBid ? 'bid' : 'ask'
     let orders = 0
-    let levels = 0
+    const listed: Level[] = []
     let prevLevel: Level | null = null
     for (let level = side.best; level !== null; level = level.worse) {
       const at = `${name} level ${level.price}`
-      if (++levels > side.levels.size) fail(`${name} level list is cyclic`)
+      if (listed.length > this.byId.size) fail(`${name} level list is cyclic`)
+      listed.push(level)
       if (level.better !== prevLevel) fail(`${at}: broken level links`)
       if (prevLevel !== null && (side.isBid ? level.price >= prevLevel.price : level.price <= prevLevel.price)) {
         fail(`${at}: levels not sorted best-first`)
       }
       if (level.side !== side.side) fail(`${at}: level has side ${level.side}`)
-      if (side.levels.get(level.price) !== level) fail(`${at}: price map disagrees`)
-      if (level.count <= 0 || level.head === null) fail(`${at}: empty level in the tree`)
+      if (level.count <= 0 || level.head === null) fail(`${at}: empty level in the list`)
       let total = 0
       let count = 0
       let prev: Order | null = null
@@ -519,45 +286,7 @@ export class OrderBook implements Book {
       prevLevel = level
     }
     if (side.worst !== prevLevel) fail(`${name} worst level is not the list's last`)
-    this.validateTree(side, levels)
-    let live = 0
-    for (const [price, level] of side.levels) {
-      if (level.price !== price || level.side !== side.side) fail(`${name} price map entry ${price} holds the wrong level`)
-      if (level.count > 0) live++
-      else if (level.total !== 0 || level.head !== null || level.height !== 0) fail(`${name} level ${price}: empty level in use`)
-      else if (level.touched !== this.epoch && (level.idleSlot < 0 || this.idle[level.idleSlot] !== level)) {
-        fail(`${name} level ${price}: empty level neither pending the next drain nor idle`)
-      }
-    }
-    if (live !== levels) fail(`${name} price map holds ${live} live levels, list ${levels}`)
+    side.validate(listed, (level) => level.touched === this.epoch)
     return orders
-  }
-
-  /** The tree must be a balanced search tree holding exactly the list's levels, in list order. */
-  private validateTree(side: BookSide, levels: number): void {
-    const name = side.isBid ? 'bid' : 'ask'
-    const inOrder: Level[] = []
-    const visit = (node: Level | null, low: number, high: number): number => {
-      if (node === null) return 0
-      if (inOrder.length > levels) fail(`${name} tree holds more levels than the list`)
-      if (node.price <= low || node.price >= high) fail(`${name} tree: level ${node.price} out of order`)
-      const left = visit(node.left, low, node.price)
-      inOrder.push(node)
-      const right = visit(node.right, node.price, high)
-      if (Math.abs(left - right) > 1 || node.height !== Math.max(left, right) + 1) {
-        fail(`${name} tree: level ${node.price} unbalanced or wrong height`)
-      }
-      return node.height
-    }
-    visit(side.tree.root, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY)
-    if (side.tree.size !== levels || inOrder.length !== levels) {
-      fail(`${name} tree holds ${inOrder.length} levels (size ${side.tree.size}), list ${levels}`)
-    }
-    // In-order is ascending price: worst-first for bids, best-first for asks.
-    let level = side.isBid ? side.worst : side.best
-    for (const node of inOrder) {
-      if (node !== level) fail(`${name} tree and level list disagree at ${node.price}`)
-      level = side.isBid ? node.better : node.worse
-    }
   }
 }

@@ -1,0 +1,73 @@
+// Owns the order book's intrusive nodes: Order (a resting order in its level's FIFO queue) and Level
+// (one price on one side: its queue, its place in the side's best-first list and, when priced outside
+// the side's ladder window, in the fallback price tree).
+import type { BookOrder, Side } from './types.js'
+
+/** A resting order with its queue links. Handed out as BookOrder, so holders see `remaining` live. */
+export class Order implements BookOrder {
+  readonly id: string
+  readonly owner: string
+  readonly side: Side
+  readonly price: number
+  remaining: number
+  readonly seq: number
+  readonly level: Level
+  prev: Order | null
+  next: Order | null
+
+  constructor(id: string, owner: string, side: Side, price: number, remaining: number, seq: number, level: Level) {
+    this.id = id
+    this.owner = owner
+    this.side = side
+    this.price = price
+    this.remaining = remaining
+    this.seq = seq
+    this.level = level
+    this.prev = null
+    this.next = null
+  }
+
+  /** The links make the object graph cyclic; serialise the logical order only. */
+  toJSON(): BookOrder {
+    const { id, owner, side, price, remaining, seq } = this
+    return { id, owner, side, price, remaining, seq }
+  }
+}
+
+/** All resting orders at one price on one side, oldest first. */
+export class Level {
+  readonly side: Side
+  readonly price: number
+  /** Sum of the orders' remaining lots. */
+  total: number
+  count: number
+  head: Order | null
+  tail: Order | null
+  /** Neighbours in the side's best-first list of non-empty levels. */
+  better: Level | null
+  worse: Level | null
+  /** AVL links in the side's fallback price tree (ascending price); unused inside the window. */
+  left: Level | null
+  right: Level | null
+  height: number
+  /** Drain epoch in which the level was last recorded as changed (dedupes drainChanges). */
+  touched: number
+  /** This level's drainChanges() entry, built once: draining allocates only the returned array. */
+  readonly key: [Side, number]
+
+  constructor(side: Side, price: number) {
+    this.side = side
+    this.price = price
+    this.total = 0
+    this.count = 0
+    this.head = null
+    this.tail = null
+    this.better = null
+    this.worse = null
+    this.left = null
+    this.right = null
+    this.height = 0
+    this.touched = 0
+    this.key = Object.freeze([side, price]) as [Side, number]
+  }
+}
