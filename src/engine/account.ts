@@ -4,6 +4,7 @@
 import type { Bucket } from '../domain/buckets.js'
 import type { MarginMode } from '../domain/orders.js'
 import { streams } from './events.js'
+import type { Order } from './order.js'
 
 export interface Position {
   marketId: string
@@ -44,9 +45,9 @@ export class Account {
   readonly exposure = new Map<string, OrderExposure>()
   /** Initial margin reserved by open isolated orders, micro-USDC. */
   isolatedOrderMargin = 0n
-  /** Open order ids per market (all of one margin mode within a linear market): the account's only
-   * index of its open orders. */
-  readonly marketOrders = new Map<string, Set<string>>()
+  /** Open orders per market (all of one margin mode within a linear market): the account's only index
+   * of its open orders. Objects, not ids: identity hashing reads no string. */
+  readonly marketOrders = new Map<string, Set<Order>>()
   /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */

@@ -19,6 +19,7 @@ import { previewOrder } from './handlers/preview.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import { EngineState } from './state.js'
+import { TouchList } from './touchList.js'
 import { BalancePayload, BookDeltaPayload, OrderPayload } from './payloads.js'
 
 export class Engine implements Ctx {
@@ -27,9 +28,9 @@ export class Engine implements Ctx {
   now = 0
   replying = false
   private correlationId: string | null = null
-  private readonly touchedBooks = new Set<MarketRuntime>()
-  private readonly touchedOrders = new Set<Order>()
-  private readonly touchedAccounts = new Set<Account>()
+  private readonly touchedBooks = new TouchList<MarketRuntime>()
+  private readonly touchedOrders = new TouchList<Order>()
+  private readonly touchedAccounts = new TouchList<Account>()
 
   constructor(state: EngineState = new EngineState()) {
     this.state = state
@@ -132,16 +133,21 @@ export class Engine implements Ctx {
 
   /** After each command: one book delta per changed book, one update per changed order and account. */
   private flush(): void {
-    for (const market of this.touchedBooks) this.emitBookDelta(market)
-    this.touchedBooks.clear()
-    for (const order of this.touchedOrders) {
+    const books = this.touchedBooks
+    for (let i = 0; i < books.size; i++) this.emitBookDelta(books.get(i))
+    books.clear()
+    const orders = this.touchedOrders
+    for (let i = 0; i < orders.size; i++) {
+      const order = orders.get(i)
       this.emit(this.state.account(order.userId).streams.orders, 'OrderUpdate', new OrderPayload(order, this.state.markets.get(order.marketId)!))
     }
-    this.touchedOrders.clear()
-    for (const account of this.touchedAccounts) {
+    orders.clear()
+    const accounts = this.touchedAccounts
+    for (let i = 0; i < accounts.size; i++) {
+      const account = accounts.get(i)
       if (account.userId !== SYSTEM_USER) this.emit(account.streams.balances, 'BalanceUpdate', new BalancePayload(account))
     }
-    this.touchedAccounts.clear()
+    accounts.clear()
   }
 
   private emitBookDelta(market: MarketRuntime): void {

@@ -79,12 +79,12 @@ export function without<T>(account: Account, market: MarketRuntime, orders: read
 
 /** Keeps the per-market index of open orders in step: call when an order opens or ends. */
 export function trackOpen(account: Account, order: Order, open: boolean): void {
-  let ids = account.marketOrders.get(order.marketId)
+  let orders = account.marketOrders.get(order.marketId)
   if (open) {
-    if (!ids) account.marketOrders.set(order.marketId, (ids = new Set()))
-    ids.add(order.id)
-  } else if (ids) {
-    ids.delete(order.id)
-    if (ids.size === 0) account.marketOrders.delete(order.marketId)
+    if (!orders) account.marketOrders.set(order.marketId, (orders = new Set()))
+    orders.add(order)
+  } else if (orders) {
+    orders.delete(order)
+    if (orders.size === 0) account.marketOrders.delete(order.marketId)
   }
 }

@@ -77,9 +77,9 @@ export function checkMarginMode(ctx: Ctx, account: Account, market: MarketRuntim
   if (market.spec.type === 'spot') return
   const position = account.positions.get(market.spec.id)
   let other: MarginMode | null = position && position.lots !== 0 ? position.marginMode : null
-  for (const id of account.marketOrders.get(market.spec.id) ?? []) {
+  for (const o of account.marketOrders.get(market.spec.id) ?? []) {
     if (other) break
-    if (!leaving.some((o) => o.id === id)) other = ctx.state.orders.get(id)!.marginMode
+    if (!leaving.includes(o)) other = o.marginMode
   }
   if (other && other !== mode) {
     throw new DomainError('INVALID_REQUEST', `Your ${market.spec.id} position and orders are ${other}; this order must be ${other} too`, { marginMode: other })
@@ -262,10 +262,9 @@ export interface CancelFilter {
 /** The account's open orders, oldest first, that match the filter. */
 export function openOrdersOf(ctx: Ctx, account: Account, filter: CancelFilter = {}): Order[] {
   const out: Order[] = []
-  for (const [marketId, ids] of account.marketOrders) {
+  for (const [marketId, orders] of account.marketOrders) {
     if (filter.marketId && marketId !== filter.marketId) continue
-    for (const id of ids) {
-      const o = ctx.state.orders.get(id)!
+    for (const o of orders) {
       if (filter.quoteId && o.quoteId !== filter.quoteId) continue
       if (filter.clientOrderId && o.clientOrderId !== filter.clientOrderId) continue
       out.push(o)
