@@ -11,17 +11,20 @@ export class Order implements BookOrder {
   readonly price: number
   remaining: number
   readonly seq: number
+  /** hashId(id), kept for the book's OrderIndex. */
+  readonly hash: number
   readonly level: Level
   prev: Order | null
   next: Order | null
 
-  constructor(id: string, owner: string, side: Side, price: number, remaining: number, seq: number, level: Level) {
+  constructor(id: string, owner: string, side: Side, price: number, remaining: number, seq: number, hash: number, level: Level) {
     this.id = id
     this.owner = owner
     this.side = side
     this.price = price
     this.remaining = remaining
     this.seq = seq
+    this.hash = hash
     this.level = level
     this.prev = null
     this.next = null

@@ -7,6 +7,7 @@
 import { Level, Order } from './bookNodes.js'
 import { BookSide, DEFAULT_WINDOW } from './bookSide.js'
 import { hashBook } from './hashBook.js'
+import { hashId, OrderIndex } from './orderIndex.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side, type Taker } from './types.js'
 
 function fail(message: string): never {
@@ -19,7 +20,7 @@ export interface OrderBookOptions {
 }
 
 export class OrderBook implements Book {
-  private readonly byId = new Map<string, Order>()
+  private readonly byId = new OrderIndex<Order>()
   private readonly bids: BookSide
   private readonly asks: BookSide
   /** Levels changed since the last drain, in first-touched order: the first `changedCount` entries
@@ -120,12 +121,8 @@ export class OrderBook implements Book {
     if (level.count > 0 && seq <= (level.tail as Order).seq) {
       throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${(level.tail as Order).seq}`)
     }
-    const resting = new Order(id, owner, side, price, remaining, seq, level)
-    // One map walk instead of has() + set(): a size that did not grow means the id was already there.
-    const ids = this.byId
-    const before = ids.size
-    ids.set(id, resting)
-    if (ids.size === before) this.rejectDuplicate(resting)
+    const resting = new Order(id, owner, side, price, remaining, seq, hashId(id), level)
+    if (!this.byId.add(resting)) throw new Error(`order ${id} is already in the book`)
     if (level.count === 0) bookSide.link(level)
     const tail = level.tail
     if (tail === null) level.head = resting
@@ -200,6 +197,7 @@ export class OrderBook implements Book {
   }
 
   validateInternalState(): void {
+    this.byId.validate()
     const orders = this.validateSide(this.bids) + this.validateSide(this.asks)
     if (orders !== this.byId.size) fail(`${this.byId.size} orders by id but ${orders} in the levels`)
     const bid = this.bids.best
@@ -214,15 +212,6 @@ export class OrderBook implements Book {
 
   stateHash(): string {
     return hashBook(this.orders())
-  }
-
-  /** Puts back the resting order whose id `rejected` overwrote in the id map, then throws. Error path
-   * only, so a full scan is fine. */
-  private rejectDuplicate(rejected: Order): never {
-    for (const order of this.orders()) {
-      if (order.id === rejected.id) this.byId.set(order.id, order as Order)
-    }
-    throw new Error(`order ${rejected.id} is already in the book`)
   }
 
   private touch(level: Level): void {
@@ -245,7 +234,7 @@ export class OrderBook implements Book {
     order.next = null
     level.total -= order.remaining
     level.count--
-    this.byId.delete(order.id)
+    this.byId.remove(order)
     if (level.count === 0) side.unlink(level)
   }
 
@@ -275,7 +264,7 @@ export class OrderBook implements Book {
         if (order.level !== level || order.side !== side.side || order.price !== level.price) fail(`${of}: wrong level`)
         if (!Number.isSafeInteger(order.remaining) || order.remaining <= 0) fail(`${of}: remaining ${order.remaining}`)
         if (prev !== null && order.seq <= prev.seq) fail(`${of}: seq ${order.seq} not after ${prev.seq}`)
-        if (this.byId.get(order.id) !== order) fail(`${of}: id map disagrees`)
+        if (order.hash !== hashId(order.id) || this.byId.get(order.id) !== order) fail(`${of}: id index disagrees`)
         total += order.remaining
         prev = order
       }

@@ -1,0 +1,46 @@
+// OrderIndex against a Map, validated after every step: random ids, and forced hashes that pile many
+// entries into a few runs (wrapping past the table's end) so backward-shift deletion moves entries.
+import { expect, it } from 'vitest'
+import { hashId, OrderIndex } from '../../src/engine/book/orderIndex.js'
+import { mulberry32 } from '../../src/domain/prng.js'
+
+interface Entry {
+  id: string
+  hash: number
+}
+
+it.each([
+  { name: 'real hashes', hash: hashId },
+  // Eight distinct hashes, all homed near the end of any table: long runs that wrap around.
+  { name: 'colliding hashes', hash: (id: string) => -1 - (hashId(id) & 7) },
+])('$name: agrees with a Map through growth and shrinking', ({ hash }) => {
+  const rand = mulberry32(5)
+  const index = new OrderIndex<Entry>()
+  const reference = new Map<string, Entry>()
+  let next = 0
+  for (let step = 0; step < 6_000; step++) {
+    // Grow to ~300 entries, shrink to a handful, grow again.
+    const target = step % 3_000 < 1_500 ? 300 : 5
+    if (rand() < (reference.size < target ? 0.7 : 0.3)) {
+      const id = rand() < 0.05 && reference.size > 0 ? ([...reference.keys()][0] as string) : `id${next++}`
+      const entry = { id, hash: hash(id) }
+      expect(index.add(entry)).toBe(!reference.has(id))
+      if (!reference.has(id)) reference.set(id, entry)
+    } else if (reference.size > 0) {
+      const keys = [...reference.keys()]
+      const id = keys[Math.floor(rand() * keys.length)] as string
+      index.remove(reference.get(id) as Entry)
+      reference.delete(id)
+    }
+    index.validate()
+    expect(index.size).toBe(reference.size)
+    const probe = rand() < 0.8 && reference.size > 0 ? ([...reference.keys()][Math.floor(rand() * reference.size)] as string) : `id${next + 1}`
+    expect(index.get(probe, hash(probe))).toBe(reference.get(probe))
+  }
+})
+
+it('hashes ids deterministically, never to 0', () => {
+  expect(hashId('01J9ZQK7XW0000000000000ABC')).toBe(hashId('01J9ZQK7XW0000000000000ABC'))
+  expect(hashId('a')).not.toBe(hashId('b'))
+  for (const id of ['', 'a', 'o1', 'é', '01J9ZQK7XW0000000000000ABC']) expect(hashId(id)).not.toBe(0)
+})
