@@ -45,9 +45,10 @@ export class Account {
   readonly exposure = new Map<string, OrderExposure>()
   /** Initial margin reserved by open isolated orders, micro-USDC. */
   isolatedOrderMargin = 0n
-  /** Open orders per market (all of one margin mode within a linear market): the account's only index
-   * of its open orders. Objects, not ids: identity hashing reads no string. */
-  readonly marketOrders = new Map<string, Set<Order>>()
+  /** Open orders per market (all of one margin mode within a linear market), in no particular order:
+   * the account's only index of its open orders. Each order knows its slot, so listing and unlisting
+   * are O(1) with no hashing (trackOpen). */
+  readonly marketOrders = new Map<string, Order[]>()
   /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */
@@ -67,7 +68,7 @@ export class Account {
 
   get openOrderCount(): number {
     let n = 0
-    for (const ids of this.marketOrders.values()) n += ids.size
+    for (const orders of this.marketOrders.values()) n += orders.length
     return n
   }
 

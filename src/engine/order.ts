@@ -34,6 +34,8 @@ export interface Order {
   /** Lots and price this order counts for in its account's cross exposure (0 lots: none). */
   heldLots: number
   heldPrice: number
+  /** Index in its account's open-order list for its market (Account.marketOrders); −1 when not listed. */
+  openSlot: number
 }
 
 export const remainingLots = (o: Order) => o.lots - o.filledLots

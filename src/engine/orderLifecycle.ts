@@ -36,6 +36,7 @@ export function newOrder(ctx: Ctx, userId: string, spec: OrderSpec, parentOrderI
     reserved: 0n,
     heldLots: 0,
     heldPrice: 0,
+    openSlot: -1,
   }
 }
 

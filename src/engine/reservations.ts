@@ -77,14 +77,22 @@ export function without<T>(account: Account, market: MarketRuntime, orders: read
   }
 }
 
-/** Keeps the per-market index of open orders in step: call when an order opens or ends. */
+/** Keeps the per-market index of open orders in step: call when an order opens or ends (idempotent). */
 export function trackOpen(account: Account, order: Order, open: boolean): void {
+  if (open === order.openSlot >= 0) return
   let orders = account.marketOrders.get(order.marketId)
   if (open) {
-    if (!orders) account.marketOrders.set(order.marketId, (orders = new Set()))
-    orders.add(order)
-  } else if (orders) {
-    orders.delete(order)
-    if (orders.size === 0) account.marketOrders.delete(order.marketId)
+    if (!orders) account.marketOrders.set(order.marketId, (orders = []))
+    order.openSlot = orders.length
+    orders.push(order)
+    return
   }
+  // Swap-remove: the last order takes the leaving one's slot.
+  const last = orders!.pop()!
+  if (last !== order) {
+    orders![order.openSlot] = last
+    last.openSlot = order.openSlot
+  }
+  order.openSlot = -1
+  if (orders!.length === 0) account.marketOrders.delete(order.marketId)
 }

@@ -129,8 +129,11 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     expect(indexed.length, `${a.userId} per-market order index size`).toBe(mine.length)
     for (const o of indexed) expect(state.orders.get(o.id), `${a.userId} indexes the live order ${o.id}`).toBe(o)
     for (const [marketId, orders] of a.marketOrders) {
-      expect(orders.size, `${a.userId} ${marketId}: no empty index entry`).toBeGreaterThan(0)
-      for (const o of orders) expect(o.marketId, `${a.userId} order ${o.id} indexed under its market`).toBe(marketId)
+      expect(orders.length, `${a.userId} ${marketId}: no empty index entry`).toBeGreaterThan(0)
+      orders.forEach((o, slot) => {
+        expect(o.marketId, `${a.userId} order ${o.id} indexed under its market`).toBe(marketId)
+        expect(o.openSlot, `${a.userId} order ${o.id} knows its slot`).toBe(slot)
+      })
     }
     for (const o of mine) {
       const m = state.markets.get(o.marketId)!

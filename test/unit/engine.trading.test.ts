@@ -342,7 +342,8 @@ describe('snapshots with trading state', () => {
     expect(stateHash(restored.state)).toBe(stateHash(h.engine.state))
     for (const u of ['alice', 'bob', 'carol']) {
       const [a, b] = [h.engine.state.accounts.get(u)!, restored.state.accounts.get(u)!]
-      expect([b.spotLocked, b.exposure, b.marketOrders]).toEqual([a.spotLocked, a.exposure, a.marketOrders])
+      const listed = (x: typeof a) => [...x.marketOrders].map(([m, orders]) => [m, orders.map((o) => o.id).sort()])
+      expect([b.spotLocked, b.exposure, listed(b)]).toEqual([a.spotLocked, a.exposure, listed(a)])
     }
     expect(restored.state.markets.get(PERP)!.book.stateHash()).toBe(h.engine.state.markets.get(PERP)!.book.stateHash())
     // and both go on identically
