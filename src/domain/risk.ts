@@ -31,21 +31,16 @@ export const SCENARIO_DENOMINATOR = 3n * 20n * 1_000_000n
 
 /** Per-lot P&L numerators of a linear instrument worth `valuePerLot` micro-USDC, for a range R in millionths. */
 export function linearRiskArray(valuePerLot: bigint, rangeMillionths: bigint): bigint[] {
-  const unit = linearRiskUnit(valuePerLot, rangeMillionths)
+  const unit = valuePerLot * rangeMillionths
   return SCENARIOS.map((s) => unit * BigInt(s.thirds * s.weight20))
-}
-
-/** The factor of a linear risk array: entry k is unit × thirds × weight20 of scenario k. */
-export function linearRiskUnit(valuePerLot: bigint, rangeMillionths: bigint): bigint {
-  return valuePerLot * rangeMillionths
 }
 
 /** One instrument of a family as the margin sees it. */
 export interface Exposure {
   /** Per-lot P&L numerators, one per scenario (linearRiskArray). */
   array: readonly bigint[]
-  /** For a linear instrument, the array's factor (linearRiskUnit); null for any other array. */
-  unit: bigint | null
+  /** The array is a linearRiskArray: each entry is one factor × the scenario's thirds × weight20. */
+  linear: boolean
   /** Signed position in lots. */
   lots: number
   /** Lots of open buy and sell orders that could add to the position. */
@@ -65,16 +60,16 @@ export interface FamilyRisk {
 
 const NO_RISK: FamilyRisk = Object.freeze({ requirement: 0n, direction: 0 })
 
-/** thirds × weight20 of the widest moves, ±R at full weight (60; the ±2R moves at 35% weigh 42). The
- * first scenario is the move down, so ties resolve to it in both evaluations below. */
-const EXTREME = BigInt(-SCENARIOS[0]!.thirds * SCENARIOS[0]!.weight20)
+/** The widest moves are ±R at full weight (thirds × weight20 = ±60; the ±2R moves at 35% weigh 42).
+ * The first scenario is the move down, so ties resolve to it in both evaluations below. */
+const EXTREME_UP = SCENARIOS.findIndex((s) => s.thirds === -SCENARIOS[0]!.thirds && s.weight20 === SCENARIOS[0]!.weight20)
 
 /**
  * Worst scenario loss of the family. Open orders count on their worse side in every scenario: the
  * position as if all buys filled, or as if all sells filled, whichever loses more there.
  */
 export function familyRisk(exposures: readonly Exposure[]): FamilyRisk {
-  for (let i = 0; i < exposures.length; i++) if (exposures[i]!.unit === null) return scenarioRisk(exposures)
+  for (let i = 0; i < exposures.length; i++) if (!exposures[i]!.linear) return scenarioRisk(exposures)
   return linearRisk(exposures)
 }
 
@@ -90,7 +85,8 @@ function linearRisk(exposures: readonly Exposure[]): FamilyRisk {
   let up = 0n
   for (let i = 0; i < exposures.length; i++) {
     const e = exposures[i]!
-    const move = e.unit! * EXTREME
+    // The full-weight +R entry: the up move's P&L per lot (the first entry, −R, is its negation).
+    const move = e.array[EXTREME_UP]!
     if (e.buyLots === 0 && e.sellLots === 0 && e.buyCost === 0n && e.sellCost === 0n) {
       if (e.lots === 0) continue
       const pnl = BigInt(e.lots) * move
@@ -100,8 +96,8 @@ function linearRisk(exposures: readonly Exposure[]): FamilyRisk {
     }
     const withBuys = BigInt(e.lots + e.buyLots) * move
     const withSells = BigInt(e.lots - e.sellLots) * move
-    const buyCost = e.buyCost * SCENARIO_DENOMINATOR
-    const sellCost = e.sellCost * SCENARIO_DENOMINATOR
+    const buyCost = e.buyCost === 0n ? 0n : e.buyCost * SCENARIO_DENOMINATOR
+    const sellCost = e.sellCost === 0n ? 0n : e.sellCost * SCENARIO_DENOMINATOR
     const upBuys = withBuys - buyCost
     const upSells = withSells - sellCost
     up += upBuys < upSells ? upBuys : upSells

@@ -4,7 +4,7 @@
 import { CORRELATION_CREDIT } from '../domain/correlation.js'
 import { DomainError } from '../domain/errors.js'
 import { microToString } from '../domain/decimal.js'
-import { familyRisk, linearRiskArray, linearRiskUnit, portfolioRequirement, type Exposure, type FamilyRisk } from '../domain/risk.js'
+import { familyRisk, linearRiskArray, portfolioRequirement, type Exposure, type FamilyRisk } from '../domain/risk.js'
 import type { Account, OrderExposure, Position } from './account.js'
 import type { Ctx } from './context.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
@@ -29,9 +29,8 @@ export function governingMark(ctx: Ctx, market: MarketRuntime): { mark: Mark; ti
 export interface RiskArrays {
   im: bigint[]
   mm: bigint[]
-  /** The arrays' linear factors (linearRiskUnit). */
-  imUnit: bigint
-  mmUnit: bigint
+  /** markTicks as a bigint, for the order-cost arithmetic. */
+  mark: bigint
   /** The mark in ticks the arrays were built at. */
   markTicks: number
 }
@@ -42,8 +41,7 @@ export function riskArrays(market: MarketRuntime, markTicks: number): RiskArrays
   return {
     im: linearRiskArray(value, market.initialMargin),
     mm: linearRiskArray(value, market.maintenanceMargin),
-    imUnit: linearRiskUnit(value, market.initialMargin),
-    mmUnit: linearRiskUnit(value, market.maintenanceMargin),
+    mark: BigInt(markTicks),
     markTicks,
   }
 }
@@ -75,15 +73,14 @@ const NO_ORDERS: OrderExposure = { buyLots: 0, sellLots: 0, buyTickLots: 0n, sel
 
 /** One market's exposure on one range: held lots, and open orders (buys/sells: lots and Σ price × lots). */
 function exposure(market: MarketRuntime, arrays: RiskArrays, range: 'im' | 'mm', lots: number, buyLots: number, sellLots: number, buyTickLots: bigint, sellTickLots: bigint): Exposure {
-  const unit = range === 'im' ? arrays.imUnit : arrays.mmUnit
-  if (buyLots === 0 && sellLots === 0) return { array: arrays[range], unit, lots, buyLots: 0, sellLots: 0, buyCost: 0n, sellCost: 0n }
+  if (buyLots === 0 && sellLots === 0) return { array: arrays[range], linear: true, lots, buyLots: 0, sellLots: 0, buyCost: 0n, sellCost: 0n }
   const k = market.microPerTickLot
-  const m = BigInt(arrays.markTicks)
+  const m = arrays.mark
   const buyLoss = buyTickLots - m * BigInt(buyLots)
   const sellLoss = m * BigInt(sellLots) - sellTickLots
   return {
     array: arrays[range],
-    unit,
+    linear: true,
     lots,
     buyLots,
     sellLots,

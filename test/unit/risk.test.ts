@@ -1,7 +1,7 @@
 // The margin model with hand-computed cases.
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../src/domain/prng.js'
-import { familyRisk, linearRiskArray, linearRiskUnit, portfolioRequirement, type Exposure } from '../../src/domain/risk.js'
+import { familyRisk, linearRiskArray, portfolioRequirement, type Exposure } from '../../src/domain/risk.js'
 
 const R_IM = 100_000n // 10%
 const CREDITS = { crypto: 50, energy: 40, precious_metals: 45 }
@@ -9,7 +9,7 @@ const CREDITS = { crypto: 50, energy: 40, precious_metals: 45 }
 /** A linear instrument worth `value` USDC per lot (in micro), with a position and no orders. */
 const pos = (valueUsdc: number, lots: number, range = R_IM): Exposure => ({
   array: linearRiskArray(BigInt(valueUsdc) * 1_000_000n, range),
-  unit: linearRiskUnit(BigInt(valueUsdc) * 1_000_000n, range),
+  linear: true,
   lots,
   buyLots: 0,
   sellLots: 0,
@@ -53,13 +53,13 @@ describe('family requirement', () => {
   it('rounds up to the micro-USDC', () => {
     // one third of R on a 1-micro lot value is not whole: the loss rounds up
     expect(familyRisk([pos(0, 0)]).requirement).toBe(0n)
-    const tiny: Exposure = { ...pos(0, 0), array: linearRiskArray(1n, 100_000n), unit: linearRiskUnit(1n, 100_000n), lots: 1 }
+    const tiny: Exposure = { ...pos(0, 0), array: linearRiskArray(1n, 100_000n), lots: 1 }
     expect(familyRisk([tiny]).requirement).toBe(1n)
   })
 })
 
 describe('linear families', () => {
-  // Linear families are priced from the two extreme moves only; an exposure without a unit takes the
+  // Linear families are priced from the two extreme moves only; an exposure not marked linear takes the
   // every-scenario path, so the two must agree on any linear family, ties and directions included.
   it('price the same from the extreme moves as from every scenario', () => {
     const rand = mulberry32(20261121)
@@ -75,7 +75,6 @@ describe('linear families', () => {
         return {
           ...pos(0, 0),
           array: linearRiskArray(value, R_IM),
-          unit: linearRiskUnit(value, R_IM),
           lots: int(big ? -100_000 : -3, big ? 100_000 : 3),
           buyLots,
           sellLots,
@@ -84,7 +83,7 @@ describe('linear families', () => {
         }
       })
       const fast = familyRisk(family)
-      expect(fast).toEqual(familyRisk(family.map((e) => ({ ...e, unit: null }))))
+      expect(fast).toEqual(familyRisk(family.map((e) => ({ ...e, linear: false }))))
       directions.add(fast.direction)
     }
     expect([...directions].sort()).toEqual([-1, 0, 1])
