@@ -1,4 +1,4 @@
-// OrderIndex against a Map, validated after every step: random ids, and forced hashes that pile many
+// OrderIndex against a Map, validated after every step (removing by entry and taking by id): random ids, and forced hashes that pile many
 // entries into a few runs (wrapping past the table's end) so backward-shift deletion moves entries.
 import { expect, it } from 'vitest'
 import { hashId, OrderIndex } from '../../src/engine/book/orderIndex.js'
@@ -29,8 +29,11 @@ it.each([
     } else if (reference.size > 0) {
       const keys = [...reference.keys()]
       const id = keys[Math.floor(rand() * keys.length)] as string
-      index.remove(reference.get(id) as Entry)
+      if (rand() < 0.5) index.remove(reference.get(id) as Entry)
+      else expect(index.take(id, hash(id))).toBe(reference.get(id))
       reference.delete(id)
+    } else {
+      expect(index.take(`id${next + 1}`, hash(`id${next + 1}`))).toBeUndefined()
     }
     index.validate()
     expect(index.size).toBe(reference.size)

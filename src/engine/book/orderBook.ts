@@ -87,7 +87,8 @@ export class OrderBook implements Book {
       this.touch(level)
       const maker = level.head as Order
       if (maker.owner === owner) {
-        this.remove(side, maker)
+        this.byId.remove(maker)
+        this.dequeue(side, maker)
         sink.onSelfTradeCancel(maker)
         continue
       }
@@ -101,7 +102,8 @@ export class OrderBook implements Book {
       maker.remaining = 0
       level.total -= available
       lots -= available
-      this.remove(side, maker)
+      this.byId.remove(maker)
+      this.dequeue(side, maker)
       sink.onFill(maker, available)
     }
     return lots
@@ -137,10 +139,10 @@ export class OrderBook implements Book {
   }
 
   cancel(id: string): BookOrder | undefined {
-    const order = this.byId.get(id)
+    const order = this.byId.take(id)
     if (order === undefined) return undefined
     this.touch(order.level)
-    this.remove(order.side === BUY ? this.bids : this.asks, order)
+    this.dequeue(order.side === BUY ? this.bids : this.asks, order)
     return order
   }
 
@@ -221,8 +223,9 @@ export class OrderBook implements Book {
     }
   }
 
-  /** Unlinks a resting order, and its level once empty; the caller has already settled `remaining`. */
-  private remove(side: BookSide, order: Order): void {
+  /** Unlinks an order from its level's queue, and the level once empty; the caller has already taken
+   * it out of the id index and settled `remaining`. */
+  private dequeue(side: BookSide, order: Order): void {
     const level = order.level
     const prev = order.prev
     const next = order.next
@@ -234,7 +237,6 @@ export class OrderBook implements Book {
     order.next = null
     level.total -= order.remaining
     level.count--
-    this.byId.remove(order)
     if (level.count === 0) side.unlink(level)
   }
 
