@@ -31,6 +31,8 @@ export class Engine implements Ctx {
   private readonly touchedBooks = new TouchList<MarketRuntime>()
   private readonly touchedOrders = new TouchList<Order>()
   private readonly touchedAccounts = new TouchList<Account>()
+  /** drainLevels() buffer, reused: a delta copies out only its own levels. */
+  private readonly drainedLevels: number[] = []
 
   constructor(state: EngineState = new EngineState()) {
     this.state = state
@@ -139,7 +141,7 @@ export class Engine implements Ctx {
     const orders = this.touchedOrders
     for (let i = 0; i < orders.size; i++) {
       const order = orders.get(i)
-      this.emit(this.state.account(order.userId).streams.orders, 'OrderUpdate', new OrderPayload(order, this.state.markets.get(order.marketId)!))
+      this.emit(order.account.streams.orders, 'OrderUpdate', new OrderPayload(order, this.state.markets.get(order.marketId)!))
     }
     orders.clear()
     const accounts = this.touchedAccounts
@@ -151,15 +153,9 @@ export class Engine implements Ctx {
   }
 
   private emitBookDelta(market: MarketRuntime): void {
-    const drained = market.book.drainChanges()
-    if (drained.length === 0) return
-    const levels = new Array<number>(drained.length * 3)
-    for (let i = 0; i < drained.length; i++) {
-      const [side, price] = drained[i]!
-      levels[3 * i] = side
-      levels[3 * i + 1] = price
-      levels[3 * i + 2] = market.book.levelSize(side, price)
-    }
+    const n = market.book.drainLevels(this.drainedLevels)
+    if (n === 0) return
+    const levels = this.drainedLevels.slice(0, 3 * n)
     market.bookSeq++
     this.changes.books.add(market.spec.id)
     this.changes.markets.add(market.spec.id)

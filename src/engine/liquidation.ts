@@ -79,7 +79,7 @@ function closeStep(ctx: Ctx, account: Account, market: MarketRuntime, p: Positio
   const lots = p.lots
   const side = lots > 0 ? 'sell' : 'buy'
   const id = engineId(ctx.now, ctx.state.next('liquidation'))
-  const order = newOrder(ctx, account.userId, {
+  const order = newOrder(ctx, account, {
     id, marketId: market.spec.id, clientOrderId: null, side, type: 'market', timeInForce: 'ioc', priceTicks: null,
     lots: Math.abs(lots), postOnly: false, reduceOnly: true, marginMode: p.marginMode, stopTicks: null,
     takeProfitTicks: null, stopLossTicks: null, quoteId: null,

@@ -1,9 +1,12 @@
 // An order as the engine holds it while it lives (open), and as the batch writer persists it.
 import type { MarginMode, OrderSide, OrderStatus, OrderType, TimeInForce } from '../domain/orders.js'
+import type { Account } from './account.js'
 
 export interface Order {
   readonly id: string
   readonly userId: string
+  /** The account of userId, linked so that the hot path looks up nothing (not persisted). */
+  readonly account: Account
   readonly marketId: string
   readonly clientOrderId: string | null
   readonly side: OrderSide

@@ -7,10 +7,11 @@ import { remainingLots, type Order } from './order.js'
 import { reserve, trackOpen } from './reservations.js'
 import type { Account } from './account.js'
 
-export function newOrder(ctx: Ctx, userId: string, spec: OrderSpec, parentOrderId: string | null = null): Order {
+export function newOrder(ctx: Ctx, account: Account, spec: OrderSpec, parentOrderId: string | null = null): Order {
   return {
     id: spec.id,
-    userId,
+    userId: account.userId,
+    account,
     marketId: spec.marketId,
     clientOrderId: spec.clientOrderId,
     side: spec.side,
@@ -42,7 +43,7 @@ export function newOrder(ctx: Ctx, userId: string, spec: OrderSpec, parentOrderI
 
 /** Puts an open order's remainder on the book and reserves for it. */
 export function rest(ctx: Ctx, market: MarketRuntime, order: Order): void {
-  const account = ctx.state.accounts.get(order.userId)!
+  const account = order.account
   market.book.add({
     id: order.id,
     owner: order.userId,
@@ -60,7 +61,7 @@ export function rest(ctx: Ctx, market: MarketRuntime, order: Order): void {
 
 /** Ends an order (cancel, expiry of its remainder, rejection); `inBook` when it still rests there. */
 export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status: 'canceled' | 'rejected' | 'filled', reason: string | null, inBook: boolean): void {
-  const account = ctx.state.accounts.get(order.userId)!
+  const account = order.account
   if (inBook) market.book.cancel(order.id)
   order.status = status
   order.cancelReason = reason

@@ -122,8 +122,8 @@ function movePosition(ctx: Ctx, market: MarketRuntime, account: Account, order: 
 export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker: Order, priceTicks: number, lots: number): void {
   const state = ctx.state
   const system = state.system
-  const takerAccount = state.accounts.get(taker.userId)!
-  const makerAccount = state.accounts.get(maker.userId)!
+  const takerAccount = taker.account
+  const makerAccount = maker.account
   const notional = market.notional(priceTicks, lots)
   const takerFee = applyRate(notional, market.takerFee)
   const makerFee = applyRate(notional, market.makerFee)

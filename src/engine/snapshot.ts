@@ -69,7 +69,7 @@ export interface AccountSnapshot {
 }
 
 /** An open order as persisted: the Order without what restoring derives again (its reservation and exposure). */
-export type OrderSnapshot = Omit<Order, 'reserved' | 'heldLots' | 'heldPrice' | 'openSlot'>
+export type OrderSnapshot = Omit<Order, 'account' | 'reserved' | 'heldLots' | 'heldPrice' | 'openSlot'>
 
 export interface EngineSnapshot {
   version: number
@@ -160,9 +160,9 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     if (a.cancelAllAt !== null) state.armed.add(a.userId)
   }
   for (const o of [...snap.orders].sort((x, y) => x.seq - y.seq)) {
-    const order: Order = { ...o, reserved: 0n, heldLots: 0, heldPrice: 0, openSlot: -1 }
-    const market = state.markets.get(o.marketId)!
     const account = state.account(o.userId)
+    const order: Order = { ...o, account, reserved: 0n, heldLots: 0, heldPrice: 0, openSlot: -1 }
+    const market = state.markets.get(o.marketId)!
     if (isWaiting(order)) {
       let waiting = state.waiting.get(o.marketId)
       if (!waiting) state.waiting.set(o.marketId, (waiting = new Set()))

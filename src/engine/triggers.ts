@@ -55,7 +55,7 @@ function waitingIn(ctx: Ctx, marketId: string): Set<Order> {
 
 /** Keeps an order open outside the book until its trigger. */
 export function wait(ctx: Ctx, market: MarketRuntime, order: Order): void {
-  const account = ctx.state.accounts.get(order.userId)!
+  const account = order.account
   ctx.state.orders.set(order.id, order)
   trackOpen(account, order, true)
   waitingIn(ctx, market.spec.id).add(order)
@@ -108,7 +108,7 @@ export function armAttached(ctx: Ctx, market: MarketRuntime, parent: Order, fill
       stopLossTicks: kind === 'sl' ? trigger : null,
       quoteId: null,
     }
-    wait(ctx, market, newOrder(ctx, parent.userId, spec, parent.id))
+    wait(ctx, market, newOrder(ctx, parent.account, spec, parent.id))
   }
 }
 
@@ -124,7 +124,7 @@ export function fireTriggers(ctx: Ctx, market: MarketRuntime): void {
 }
 
 function fire(ctx: Ctx, market: MarketRuntime, o: Order): void {
-  const account = ctx.state.accounts.get(o.userId)!
+  const account = o.account
   ctx.state.waiting.get(market.spec.id)?.delete(o)
   o.triggeredAt = ctx.now
   o.updatedAt = ctx.now

@@ -157,12 +157,12 @@ export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec): unknown {
   let order: Order
   if (spec.stopTicks !== null) {
     checkStop(ctx, account, market, spec)
-    order = newOrder(ctx, userId, spec)
+    order = newOrder(ctx, account, spec)
     wait(ctx, market, order)
   } else {
     checkAttached(ctx, market, spec)
     const limit = admit(ctx, account, market, spec)
-    order = newOrder(ctx, userId, spec)
+    order = newOrder(ctx, account, spec)
     execute(ctx, market, order, limit)
   }
   if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)

@@ -80,7 +80,7 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
 
   const canceled = cancelOrders(ctx, toCancel, 'replaced_by_quote')
   const results = specs.map((spec) => {
-    const order = newOrder(ctx, userId, spec)
+    const order = newOrder(ctx, account, spec)
     if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
     rest(ctx, market, order)
     return { side: order.side, response: ctx.replying ? orderView(order, market) : null }
