@@ -46,6 +46,7 @@ export class BookDriver {
   private readonly resting = { id: '', owner: '', side: BUY as Side, price: 0, remaining: 0, seq: 0 }
   /** Sum of the drained level sizes, so the delta reads cannot be optimised away. */
   checksum = 0
+  private readonly levels: number[] = []
 
   constructor(book: Book, sink: MatchSink) {
     this.book = book
@@ -74,11 +75,10 @@ export class BookDriver {
         book.add(resting)
       }
     }
-    const changes = book.drainChanges()
-    for (let i = 0; i < changes.length; i++) {
-      const change = changes[i] as [Side, number]
-      this.checksum += book.levelSize(change[0], change[1])
-    }
+    // As the engine does: the changed levels with their sizes, into a buffer reused across commands.
+    const levels = this.levels
+    const n = book.drainLevels(levels)
+    for (let i = 0; i < n; i++) this.checksum += levels[3 * i + 2] as number
   }
 }
 

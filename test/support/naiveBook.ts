@@ -130,6 +130,12 @@ export class NaiveBook implements Book {
     return out
   }
 
+  drainLevels(out: number[]): number {
+    const changes = this.drainChanges()
+    changes.forEach(([side, price], i) => out.splice(3 * i, 3, side, price, this.levelSize(side, price)))
+    return changes.length
+  }
+
   validateInternalState(): void {
     const ids = new Set<string>()
     for (const [side, book] of [[BUY, this.bids], [SELL, this.asks]] as const) {

@@ -198,6 +198,21 @@ export class OrderBook implements Book {
     return out
   }
 
+  drainLevels(out: number[]): number {
+    const changed = this.changed
+    const n = this.changedCount
+    for (let i = 0; i < n; i++) {
+      const level = changed[i] as Level
+      out[3 * i] = level.side
+      out[3 * i + 1] = level.price
+      out[3 * i + 2] = level.total
+      if (level.count === 0) (level.side === BUY ? this.bids : this.asks).retire(level)
+    }
+    this.changedCount = 0
+    this.epoch++
+    return n
+  }
+
   validateInternalState(): void {
     this.byId.validate()
     const orders = this.validateSide(this.bids) + this.validateSide(this.asks)

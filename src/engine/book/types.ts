@@ -74,6 +74,12 @@ export interface Book {
    * they were first touched; the list is cleared. The engine turns them into book deltas.
    */
   drainChanges(): Array<[Side, number]>
+  /**
+   * drainChanges() without allocating: writes each changed level as three numbers, side, price and its
+   * total lots now (0 when gone), into `out` from index 0 in the same order, and returns how many levels.
+   * `out` past three times that count keeps what it held.
+   */
+  drainLevels(out: number[]): number
   /** Throws an Error describing the first broken invariant. */
   validateInternalState(): void
   /** SHA-256 hex over the logical content (sides, levels, orders in priority order), not the structure. */
