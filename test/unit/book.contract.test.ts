@@ -307,6 +307,23 @@ describe.each([
     expect(h.book.levelSize(SELL, 101)).toBe(0)
   })
 
+  it('drains the changed levels with their sizes into a buffer, leaving the rest of it alone', () => {
+    const h = harness(make)
+    const out = [7, 7, 7, 7, 7, 7, 7, 7]
+    expect(h.book.drainLevels(out)).toBe(0)
+    h.rest('b1', 'm', BUY, 99, 1)
+    h.rest('a1', 'm', SELL, 102, 3)
+    h.rest('b2', 'm', BUY, 99, 2)
+    expect(h.book.drainLevels(out)).toBe(2)
+    expect(out).toEqual([BUY, 99, 3, SELL, 102, 3, 7, 7])
+    expect(h.book.drainLevels(out)).toBe(0)
+    h.take('t', BUY, 102, 3)
+    h.cancel('b1')
+    expect(h.book.drainLevels(out)).toBe(2)
+    expect(out).toEqual([SELL, 102, 0, BUY, 99, 2, 7, 7])
+    expect(h.book.drainChanges()).toEqual([])
+  })
+
   it('reduces an order to a lower remaining in place, keeping its time priority', () => {
     const h = harness(make)
     h.rest('first', 'm1', SELL, 100, 10)
