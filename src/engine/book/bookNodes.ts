@@ -46,6 +46,8 @@ export class Level {
   count: number
   head: Order | null
   tail: Order | null
+  /** The tail's seq while non-empty: checking a new order's seq reads no order. */
+  lastSeq: number
   /** Neighbours in the side's best-first list of non-empty levels. */
   better: Level | null
   worse: Level | null
@@ -65,6 +67,7 @@ export class Level {
     this.count = 0
     this.head = null
     this.tail = null
+    this.lastSeq = 0
     this.better = null
     this.worse = null
     this.left = null

@@ -120,7 +120,7 @@ export class OrderBook implements Book {
     if (this.wouldCross(side, price)) throw new Error(`order ${id} at ${price} would cross the book`)
     const bookSide = side === BUY ? this.bids : this.asks
     const level = bookSide.levelAt(price, this.epoch)
-    if (level.count > 0 && seq <= (level.tail as Order).seq) {
+    if (level.count > 0 && seq <= level.lastSeq) {
       throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${(level.tail as Order).seq}`)
     }
     const resting = new Order(id, owner, side, price, remaining, seq, hashId(id), level)
@@ -133,6 +133,7 @@ export class OrderBook implements Book {
       resting.prev = tail
     }
     level.tail = resting
+    level.lastSeq = seq
     level.total += remaining
     level.count++
     this.touch(level)
@@ -246,7 +247,10 @@ export class OrderBook implements Book {
     const next = order.next
     if (prev === null) level.head = next
     else prev.next = next
-    if (next === null) level.tail = prev
+    if (next === null) {
+      level.tail = prev
+      if (prev !== null) level.lastSeq = prev.seq
+    }
     else next.prev = prev
     order.prev = null
     order.next = null
@@ -286,6 +290,7 @@ export class OrderBook implements Book {
         prev = order
       }
       if (level.tail !== prev) fail(`${at}: tail is not the last order`)
+      if (level.lastSeq !== (prev as Order).seq) fail(`${at}: lastSeq ${level.lastSeq} is not the tail's`)
       if (count !== level.count) fail(`${at}: count ${level.count} but ${count} orders`)
       if (total !== level.total) fail(`${at}: total ${level.total} but orders sum to ${total}`)
       orders += count
