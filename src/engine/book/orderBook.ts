@@ -123,7 +123,7 @@ export class OrderBook implements Book {
     if (level.count > 0 && seq <= level.lastSeq) {
       throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${(level.tail as Order).seq}`)
     }
-    const resting = new Order(id, owner, side, price, remaining, seq, hashId(id), level)
+    const resting = new Order(id, owner, remaining, seq, hashId(id), level)
     if (!this.byId.add(resting)) throw new Error(`order ${id} is already in the book`)
     if (level.count === 0) bookSide.link(level)
     const tail = level.tail
@@ -282,7 +282,7 @@ export class OrderBook implements Book {
         const of = `${at}: order ${order.id}`
         if (++count > this.byId.size) fail(`${at}: order list is cyclic`)
         if (order.prev !== prev) fail(`${of}: broken order links`)
-        if (order.level !== level || order.side !== side.side || order.price !== level.price) fail(`${of}: wrong level`)
+        if (order.level !== level) fail(`${of}: wrong level`)
         if (!Number.isSafeInteger(order.remaining) || order.remaining <= 0) fail(`${of}: remaining ${order.remaining}`)
         if (prev !== null && order.seq <= prev.seq) fail(`${of}: seq ${order.seq} not after ${prev.seq}`)
         if (order.hash !== hashId(order.id) || this.byId.get(order.id) !== order) fail(`${of}: id index disagrees`)
