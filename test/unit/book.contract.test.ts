@@ -489,6 +489,35 @@ describe('OrderBook internals', () => {
     expect(fast.drainChanges()).toEqual([])
   })
 
+  it('handles prices at both ends of the safe-integer range beside a small window', () => {
+    const fast = new OrderBook({ window: 32 })
+    const naive = new NaiveBook()
+    const top = Number.MAX_SAFE_INTEGER
+    let seq = 0
+    for (const [id, side, price] of [
+      ['a1', SELL, top],
+      ['a2', SELL, top - 40],
+      ['a3', SELL, top - 3],
+      ['b1', BUY, 1],
+      ['b2', BUY, 50],
+      ['b3', BUY, 2],
+    ] as Array<[string, Side, number]>) {
+      const order = { id, owner: 'm', side, price, remaining: 2, seq: ++seq }
+      fast.add(order)
+      naive.add(order)
+      fast.validateInternalState()
+    }
+    expect(fast.depth(SELL)).toEqual(naive.depth(SELL))
+    expect(fast.depth(BUY)).toEqual(naive.depth(BUY))
+    for (const side of [BUY, SELL] as Side[]) {
+      const taker = { owner: 't', side, limit: side === BUY ? top : 1, lots: 5 }
+      expect(fast.match(taker, new Recorder())).toBe(naive.match(taker, new Recorder()))
+      fast.validateInternalState()
+    }
+    expect(fast.stateHash()).toBe(naive.stateHash())
+    expect(fast.drainChanges()).toEqual(naive.drainChanges())
+  })
+
   it('serialises resting orders without their internal links', () => {
     const book = new OrderBook()
     book.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })

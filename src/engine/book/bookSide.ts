@@ -8,7 +8,7 @@ import { PriceTree, validatedTreeLevels } from './priceTree.js'
 import { TickBitset } from './tickBitset.js'
 import { BUY, type Side } from './types.js'
 
-/** Default ladder width in ticks per side (a multiple of 32): 4 KB of slots, enough for a market
+/** Default ladder width in ticks per side (a multiple of 32): 1024 slots (8 KB), enough for a market
  * quoting a few hundred ticks deep to move for a long while before the window is re-placed. */
 export const DEFAULT_WINDOW = 1024
 

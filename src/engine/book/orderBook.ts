@@ -1,9 +1,10 @@
 // The production order book: price-time priority over integer ticks and lots. It owns the resting
-// orders (an id map; each order sits in its price level's intrusive FIFO queue), one BookSide per side
-// (the levels: a ladder around the touch, a tree beyond it, a best-first list of the non-empty ones),
-// and the set of levels changed since the last drain. Pure data structure: no clock, no randomness, no
-// I/O. The hot path allocates only the order it rests, the array drainChanges() returns, and a level
-// the first time its price is used in the window (or each time outside it).
+// orders (an OrderIndex by id; each order sits in its price level's intrusive FIFO queue), one BookSide
+// per side (the levels: a ladder around the touch, a tree beyond it, a best-first list of the non-empty
+// ones), and the set of levels changed since the last drain. Pure data structure: no clock, no
+// randomness, no I/O. The hot path allocates only the order it rests (and the array drainChanges()
+// returns; drainLevels() allocates nothing), plus a level the first time its price is used in the
+// window, or each time outside it.
 import { Level, Order } from './bookNodes.js'
 import { BookSide, DEFAULT_WINDOW } from './bookSide.js'
 import { hashBook } from './hashBook.js'

@@ -56,7 +56,10 @@ export interface Book {
    * lots left unfilled; the taker itself never rests (the caller adds it if it should).
    */
   match(taker: Taker, sink: MatchSink): number
-  /** Rests an order. It must not cross the book and its id must be new. O(log L) for a new level, else O(1). */
+  /**
+   * Rests an order. It must not cross the book and its id must be new. O(log L) for a new level
+   * (amortised; O(1) for the common case of a price near the touch), else O(1).
+   */
   add(order: { id: string; owner: string; side: Side; price: number; remaining: number; seq: number }): void
   /** Removes an order by id; returns it, or undefined when absent. O(1) to find and unlink. */
   cancel(id: string): BookOrder | undefined
