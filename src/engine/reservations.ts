@@ -23,17 +23,25 @@ function exposureOf(account: Account, marketId: string): OrderExposure {
   return e
 }
 
+/** lots × price − heldLots × heldPrice in tick·lots: in doubles when both products are exact (below
+ * 2^53, as they are for any realistic order; this runs on every fill), else in bigints. */
+export function tickLotsDelta(heldLots: number, heldPrice: number, lots: number, price: number): bigint {
+  const before = heldLots * heldPrice
+  const after = lots * price
+  if (Number.isSafeInteger(before) && Number.isSafeInteger(after)) return BigInt(after - before)
+  return BigInt(lots) * BigInt(price) - BigInt(heldLots) * BigInt(heldPrice)
+}
+
 function count(account: Account, order: Order, lots: number, price: number): void {
   if (lots === order.heldLots && price === order.heldPrice) return
   const e = exposureOf(account, order.marketId)
-  const before = BigInt(order.heldLots) * BigInt(order.heldPrice)
-  const after = BigInt(lots) * BigInt(price)
+  const delta = tickLotsDelta(order.heldLots, order.heldPrice, lots, price)
   if (order.side === 'buy') {
     e.buyLots += lots - order.heldLots
-    e.buyTickLots += after - before
+    e.buyTickLots += delta
   } else {
     e.sellLots += lots - order.heldLots
-    e.sellTickLots += after - before
+    e.sellTickLots += delta
   }
   if (e.buyLots === 0 && e.sellLots === 0) account.exposure.delete(order.marketId)
   order.heldLots = lots
