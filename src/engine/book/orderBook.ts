@@ -75,8 +75,18 @@ export class OrderBook implements Book {
   }
 
   match(taker: Taker, sink: MatchSink): number {
-    let lots = taker.lots
+    const lots = taker.lots
     if (!Number.isSafeInteger(lots) || lots <= 0) throw new RangeError(`taker lots must be a positive safe integer, got ${lots}`)
+    // Most limits do not cross: that answer stays small enough to inline into callers; the sweep does not.
+    const buying = taker.side === BUY
+    const best = (buying ? this.asks : this.bids).best
+    if (best === null || (buying ? best.price > taker.limit : best.price < taker.limit)) return lots
+    return this.sweep(taker, sink)
+  }
+
+  /** match() once the taker crosses the best level. */
+  private sweep(taker: Taker, sink: MatchSink): number {
+    let lots = taker.lots
     const buying = taker.side === BUY
     const side = buying ? this.asks : this.bids
     const limit = taker.limit
