@@ -34,32 +34,27 @@ export class OrderIndex<T extends Indexed> {
 
   /** `hash` is hashId(id); tests pass others to force collisions. */
   get(id: string, hash: number = hashId(id)): T | undefined {
-    const table = this.table
-    const mask = this.mask
-    for (let j = (hash << 1) & mask; ; j = (j + 2) & mask) {
-      const h = table[j] as number
-      if (h === 0) return undefined
-      if (h === hash) {
-        const entry = table[j + 1] as T
-        if (entry.id === id) return entry
-      }
-    }
+    const j = this.find(id, hash)
+    return j < 0 ? undefined : (this.table[j + 1] as T)
   }
 
   /** Removes and returns the entry with this id, or undefined: one probe instead of get() + remove(). */
   take(id: string, hash: number = hashId(id)): T | undefined {
+    const j = this.find(id, hash)
+    if (j < 0) return undefined
+    const entry = this.table[j + 1] as T
+    this.vacate(j)
+    return entry
+  }
+
+  /** The table position of the entry with this id, or -1. */
+  private find(id: string, hash: number): number {
     const table = this.table
     const mask = this.mask
     for (let j = (hash << 1) & mask; ; j = (j + 2) & mask) {
       const h = table[j] as number
-      if (h === 0) return undefined
-      if (h === hash) {
-        const entry = table[j + 1] as T
-        if (entry.id === id) {
-          this.vacate(j)
-          return entry
-        }
-      }
+      if (h === 0) return -1
+      if (h === hash && (table[j + 1] as T).id === id) return j
     }
   }
 
