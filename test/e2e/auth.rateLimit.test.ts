@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AuthEvent } from '../../src/auth/authEvents.js'
 import { createKey, expectError, signIn, type SignedIn } from '../support/auth.js'
 import { deferred } from '../support/deferred.js'
-import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http, type HttpResult } from '../support/http.js'
+import { ADMIN } from '../support/marks.js'
 
 const T0 = Date.UTC(2026, 10, 21, 12)
 let now = T0
@@ -17,7 +18,6 @@ let ex: TestExchange
 let nodeB: TestExchange
 let api: Http
 let apiB: Http
-const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 
 beforeAll(async () => {
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler' }, { rateLimitClock: clock })
@@ -143,7 +143,7 @@ describe('market-maker tier', () => {
   it('gives a user with tier 10 ten times the allowance: 1200 pass, the 1201st waits 50 ms', async () => {
     now = T0
     const { s, credentials } = await trader()
-    const set = await api.post(`/admin/users/${s.user.id}/rate-tier`, { tier: 10 }, admin)
+    const set = await api.post(`/admin/users/${s.user.id}/rate-tier`, { tier: 10 }, ADMIN)
     expect(set.status).toBe(200)
     expect(set.body).toEqual({ userId: s.user.id, address: s.wallet.address, rateTier: 10 })
     const ok = await spend(1200, credentials, [api, apiB])
@@ -163,7 +163,7 @@ describe('market-maker tier', () => {
     nodeB.services.identity.events.on((e) => {
       if (e.type === 'rate-tier' && e.userId === s.user.id) heard.resolve(e)
     })
-    await api.post(`/admin/users/${s.user.id}/rate-tier`, { tier: 2 }, admin)
+    await api.post(`/admin/users/${s.user.id}/rate-tier`, { tier: 2 }, ADMIN)
     await heard.promise
     // The pool's debt is time (GCRA), so it is still full, but tier 2 refills it every 250 ms, not 500.
     const refused = await order(apiB, credentials[0]!)
@@ -179,12 +179,12 @@ describe('operator endpoint POST /admin/users/:userId/rate-tier', () => {
   it('defaults to the market-maker multiple and validates the tier', async () => {
     const s = await signIn(api, ex.url!)
     const path = `/admin/users/${s.user.id}/rate-tier`
-    expect((await api.post(path, {}, admin)).body.rateTier).toBe(10)
-    for (const tier of [0, 101, 1.5, '3']) expectError(await api.post(path, { tier }, admin), 400, 'INVALID_REQUEST')
-    expectError(await api.post('/admin/users/01ARZ3NDEKTSV4RRFFQ69G5FAV/rate-tier', { tier: 2 }, admin), 404, 'NOT_FOUND')
+    expect((await api.post(path, {}, ADMIN)).body.rateTier).toBe(10)
+    for (const tier of [0, 101, 1.5, '3']) expectError(await api.post(path, { tier }, ADMIN), 400, 'INVALID_REQUEST')
+    expectError(await api.post('/admin/users/01ARZ3NDEKTSV4RRFFQ69G5FAV/rate-tier', { tier: 2 }, ADMIN), 404, 'NOT_FOUND')
   })
 
-  it('needs the admin token: 401 without it or with a wrong one, whatever other credential is sent', async () => {
+  it('needs the ADMIN token: 401 without it or with a wrong one, whatever other credential is sent', async () => {
     const s = await signIn(api, ex.url!)
     const path = `/admin/users/${s.user.id}/rate-tier`
     expectError(await api.post(path, { tier: 5 }), 401, 'MISSING_CREDENTIAL')
@@ -199,9 +199,9 @@ describe('operator endpoint POST /admin/users/:userId/rate-tier', () => {
     try {
       const h = http(off.url!)
       const s = await signIn(api, ex.url!)
-      expectError(await h.post(`/admin/users/${s.user.id}/rate-tier`, { tier: 5 }, admin), 404, 'NOT_FOUND')
-      expectError(await h.post('/admin/marks', { marketId: 'BTC-USDC-SPOT', price: '1' }, admin), 404, 'NOT_FOUND')
-      expectError(await h.post('/admin/markets/BTC-PERP/halt', {}, admin), 404, 'NOT_FOUND')
+      expectError(await h.post(`/admin/users/${s.user.id}/rate-tier`, { tier: 5 }, ADMIN), 404, 'NOT_FOUND')
+      expectError(await h.post('/admin/marks', { marketId: 'BTC-USDC-SPOT', price: '1' }, ADMIN), 404, 'NOT_FOUND')
+      expectError(await h.post('/admin/markets/BTC-PERP/halt', {}, ADMIN), 404, 'NOT_FOUND')
     } finally {
       await off.close()
     }

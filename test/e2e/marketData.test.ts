@@ -1,12 +1,12 @@
 // Public market data over real HTTP, REST and GraphQL, shapes checked field by field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextQuarterlyExpiries, optionExpiries, isoDate } from '../../src/domain/calendar.js'
-import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, ISO, type Http } from '../support/http.js'
+import { ADMIN } from '../support/marks.js'
 
 let ex: TestExchange
 let api: Http
-const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const YEAR_MS = 365.25 * 86_400_000
 
 const MARKET_KEYS = [
@@ -29,7 +29,7 @@ beforeAll(async () => {
     'XAUT-USDC-SPOT': '4000', [futures['XAUT']![0]!]: '4012.34', [futures['XAUT']![1]!]: '4040',
     'WTIOIL-USDC-SPOT': '65', [futures['WTIOIL']![0]!]: '65.2', [futures['WTIOIL']![1]!]: '65.9',
   })
-  const pushed = await api.post('/admin/marks', { marks: Object.entries(marks).map(([marketId, price]) => ({ marketId, price })) }, admin)
+  const pushed = await api.post('/admin/marks', { marks: Object.entries(marks).map(([marketId, price]) => ({ marketId, price })) }, ADMIN)
   expect(pushed.status).toBe(200)
 })
 afterAll(() => ex?.close())
@@ -71,10 +71,10 @@ describe('GET /perps/markets', () => {
   })
 
   it('shows a halted market as halted, and active again after resume', async () => {
-    expect((await api.post('/admin/markets/XAUT-USDC-PERP/halt', {}, admin)).body).toEqual({ marketId: 'XAUT-USDC-PERP', status: 'halted' })
+    expect((await api.post('/admin/markets/XAUT-USDC-PERP/halt', {}, ADMIN)).body).toEqual({ marketId: 'XAUT-USDC-PERP', status: 'halted' })
     const halted = await api.get('/perps/markets')
     expect(halted.body.find((m: any) => m.marketId === 'XAUT-USDC-PERP').tradingStatus).toBe('halted')
-    await api.post('/admin/markets/XAUT-USDC-PERP/resume', {}, admin)
+    await api.post('/admin/markets/XAUT-USDC-PERP/resume', {}, ADMIN)
     const resumed = await api.get('/perps/markets')
     expect(resumed.body.find((m: any) => m.marketId === 'XAUT-USDC-PERP').tradingStatus).toBe('active')
   })
@@ -375,7 +375,7 @@ describe('POST /admin/marks', () => {
     ['an unknown market', { marketId: 'NOPE', price: '5' }, 404, 'MARKET_NOT_FOUND'],
     ['a perpetual', { marketId: 'BTC-PERP', price: '5' }, 400, 'INVALID_REQUEST'],
   ])('refuses %s and changes nothing', async (_n, body, status, code) => {
-    const res = await api.post('/admin/marks', body, admin)
+    const res = await api.post('/admin/marks', body, ADMIN)
     expect(res.status).toBe(status)
     expect(res.body.code).toBe(code)
     expect((await api.get('/catalog/instruments/BTC-USDC-SPOT')).body.basePrice).toBe('95000')
@@ -383,16 +383,16 @@ describe('POST /admin/marks', () => {
 
   it('takes a pushed mark with its source time, and ignores a later push of an older observation', async () => {
     const sourceTimestamp = new Date().toISOString()
-    const res = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '66.01', sourceTimestamp }, admin)
+    const res = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '66.01', sourceTimestamp }, ADMIN)
     expect(res.body).toEqual({ accepted: 1 })
-    const late = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '60', sourceTimestamp: Date.parse(sourceTimestamp) - 1 }, admin)
+    const late = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '60', sourceTimestamp: Date.parse(sourceTimestamp) - 1 }, ADMIN)
     expect(late.body).toEqual({ accepted: 0 })
     const gql = await api.graphql(`{ market(id: "WTIOIL-USDC-SPOT") { mark { price source sourceTimestamp } } }`)
     expect(gql.body.data.market.mark).toEqual({ price: '66.01', source: 'push', sourceTimestamp })
   })
 
   it('refuses an observation from the future', async () => {
-    const res = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '70', sourceTimestamp: Date.now() + 60_000 }, admin)
+    const res = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '70', sourceTimestamp: Date.now() + 60_000 }, ADMIN)
     expect(res.status).toBe(400)
     expect(res.body.code).toBe('INVALID_REQUEST')
   })

@@ -3,27 +3,24 @@
 // Time travel: the engine's clock is the running maximum of command times, so a test moves it forward
 // by sending the scheduler's Tick (or a mark) with a later timestamp through the command bus.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
 import { D } from '../../src/domain/decimal.js'
 import { runListing } from '../../src/scheduler/listingJob.js'
-import { expectError, signIn, type SignedIn } from '../support/auth.js'
+import { expectError, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { watchEvent } from '../support/events.js'
-import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, ISO, type Http } from '../support/http.js'
+import { ADMIN, btcFutures } from '../support/marks.js'
 
-const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const PERP = 'BTC-PERP'
-const futures = () => nextQuarterlyExpiries(Date.now(), 2).map((e) => `BTC-USDC-${isoDate(e)}`)
 
 async function user(api: Http, ex: TestExchange, perps: string): Promise<SignedIn> {
   const u = await signIn(api, ex.url!)
-  expect((await api.post('/wallet/faucet', { amount: '100000' }, u.cookie)).status).toBe(200)
-  expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'perps', amount: perps }, u.cookie)).status).toBe(200)
+  await fundPerps(api, u, perps)
   return u
 }
 
 const pushBtc = (api: Http, price: string, sourceTimestamp?: number) =>
-  api.post('/admin/marks', { marks: ['BTC-USDC-SPOT', ...futures()].map((marketId) => ({ marketId, price, sourceTimestamp })) }, admin)
+  api.post('/admin/marks', { marks: ['BTC-USDC-SPOT', ...btcFutures()].map((marketId) => ({ marketId, price, sourceTimestamp })) }, ADMIN)
 
 const order = (api: Http, u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
 
@@ -52,7 +49,7 @@ describe('fail-closed marks', () => {
     }
     expect((await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
 
-    expect((await h.api.post('/admin/feed', { enabled: false }, admin)).body).toEqual({ enabled: false })
+    expect((await h.api.post('/admin/feed', { enabled: false }, ADMIN)).body).toEqual({ enabled: false })
     // No waiting for the threshold to pass: the engine's clock is moved past it.
     const later = Date.now() + 1_000
     await h.ex.services.commands.execute({ type: 'Tick' }, { ts: later })
@@ -61,7 +58,7 @@ describe('fail-closed marks', () => {
     expect(stale.body.details).toMatchObject({ thresholdMs: 300 })
 
     const fresh = await watchEvent(h.ex, `prices:${PERP}`, (e) => e.sourceTs! >= later - 300)
-    expect((await h.api.post('/admin/feed', { enabled: true }, admin)).body).toEqual({ enabled: true })
+    expect((await h.api.post('/admin/feed', { enabled: true }, ADMIN)).body).toEqual({ enabled: true })
     await fresh.event
     expect((await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
   })
@@ -158,7 +155,7 @@ describe('liquidation and settlement', () => {
   })
 
   it('settles a future at its expiry at the spot TWAP, closes positions, lists the next quarter', async () => {
-    const [f1] = futures()
+    const [f1] = btcFutures()
     const dave = await user(h.api, h.ex, '50000')
     const mm = await user(h.api, h.ex, '50000')
     await pushBtc(h.api, '95000')

@@ -5,24 +5,20 @@ import { createClient as createSseClient } from 'graphql-sse'
 import { createClient, type Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
-import { createKey, del, signIn, type SignedIn } from '../support/auth.js'
-import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { createKey, del, fundPerps, type SignedIn, signIn } from '../support/auth.js'
+import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, type Http } from '../support/http.js'
+import { ADMIN, btcCurveMarks } from '../support/marks.js'
 import { applyBook, Inbox, levels, wsUrl } from '../support/streams.js'
 
 let ex: TestExchange
 let api: Http
 let alice: SignedIn
 let bob: SignedIn
-const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const PERP = 'BTC-PERP'
 const clients: Client[] = []
 
-const pushBtc = (price: string) => {
-  const futures = nextQuarterlyExpiries(Date.now(), 2).map((e) => `BTC-USDC-${isoDate(e)}`)
-  return api.post('/admin/marks', { marks: [['BTC-USDC-SPOT', price], [futures[0]!, price], [futures[1]!, price]].map(([marketId, p]) => ({ marketId, price: p })) }, admin)
-}
+const pushBtc = (price: string) => api.post('/admin/marks', btcCurveMarks(price), ADMIN)
 
 const order = (u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
 
@@ -66,10 +62,7 @@ beforeAll(async () => {
   expect((await pushBtc('95000')).status).toBe(200)
   alice = await signIn(api, ex.url!)
   bob = await signIn(api, ex.url!)
-  for (const u of [alice, bob]) {
-    expect((await api.post('/wallet/faucet', { amount: '100000' }, u.cookie)).status).toBe(200)
-    expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'perps', amount: '60000' }, u.cookie)).status).toBe(200)
-  }
+  for (const u of [alice, bob]) await fundPerps(api, u)
 })
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()))

@@ -3,29 +3,19 @@
 // Last-Event-ID, keep-alive), the options board and option ticks, the balance stream with its credential
 // rules and revocation, and a second API node delivering the same events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
-import { createKey, del, signIn, type SignedIn } from '../support/auth.js'
-import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { createKey, del, fundPerps, type SignedIn, signIn } from '../support/auth.js'
+import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
+import { ADMIN, btcCurveMarks } from '../support/marks.js'
 import { applyBook, levels, SseClient } from '../support/streams.js'
 
 let ex: TestExchange
 let api: Http
 let alice: SignedIn
 let bob: SignedIn
-const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const PERP = 'BTC-PERP'
 const ENVELOPE_KEYS = ['causationId', 'correlationId', 'engineTs', 'eventId', 'eventSeq', 'eventType', 'payload', 'sourceTs']
 
-async function fund(u: SignedIn) {
-  expect((await api.post('/wallet/faucet', { amount: '100000' }, u.cookie)).status).toBe(200)
-  expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'perps', amount: '60000' }, u.cookie)).status).toBe(200)
-}
-
-const marks = (btc: string) => {
-  const futures = nextQuarterlyExpiries(Date.now(), 2).map((e) => `BTC-USDC-${isoDate(e)}`)
-  return { marks: [['BTC-USDC-SPOT', btc], [futures[0]!, btc], [futures[1]!, btc]].map(([marketId, price]) => ({ marketId, price })) }
-}
 
 const order = (u: SignedIn, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api.post('/perps/orders', { marketId: PERP, ...body }, { ...u.cookie, ...headers })
@@ -44,11 +34,11 @@ async function nextDelta(sse: SseClient, afterSeq: number, match: (payload: any)
 beforeAll(async () => {
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000', SSE_KEEPALIVE_MS: '100', OPTIONS_FEED_INTERVAL_MS: '50' })
   api = http(ex.url!)
-  expect((await api.post('/admin/marks', marks('95000'), admin)).status).toBe(200)
+  expect((await api.post('/admin/marks', btcCurveMarks('95000'), ADMIN)).status).toBe(200)
   alice = await signIn(api, ex.url!)
   bob = await signIn(api, ex.url!)
-  await fund(alice)
-  await fund(bob)
+  await fundPerps(api, alice)
+  await fundPerps(api, bob)
 })
 afterAll(() => ex?.close())
 
@@ -134,7 +124,7 @@ describe('options board and option ticks', () => {
       .toEqual({ ...rest, expiryForwards: Object.keys(rest.expiryForwards), calls: timeless(rest.calls), puts: timeless(rest.puts) })
     expect(board.calls.length).toBeGreaterThan(0)
 
-    expect((await api.post('/admin/marks', marks('97000'), admin)).status).toBe(200)
+    expect((await api.post('/admin/marks', btcCurveMarks('97000'), ADMIN)).status).toBe(200)
     // The engine's heartbeat may move the perpetual's mark first: deltas follow one another until ours.
     const delta = await nextDelta(sse, snap.data.eventSeq, (p) => p.spotPrice === '97000')
     expect(delta.event.event).toBe('BoardDelta')
@@ -157,7 +147,7 @@ describe('options board and option ticks', () => {
     expect(Object.keys(tick).sort()).toEqual(['ask', 'bid', 'delta', 'instrumentId', 'iv', 'mark'])
     for (const k of ['bid', 'ask', 'mark', 'iv', 'delta']) expect(typeof tick[k]).toBe('string')
 
-    expect((await api.post('/admin/marks', marks('96000'), admin)).status).toBe(200)
+    expect((await api.post('/admin/marks', btcCurveMarks('96000'), ADMIN)).status).toBe(200)
     const was = new Map<string, any>(snap.data.payload.ticks.map((t: any) => [t.instrumentId, t]))
     const moved = (p: any) => p.ticks.filter((t: any) => t.mark !== was.get(t.instrumentId).mark).length > was.size / 2
     const delta = await nextDelta(sse, snap.data.eventSeq, moved)

@@ -4,11 +4,11 @@
 // fresh snapshot for a book), per-IP connection caps and refused paths.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { publishEvents } from '../../src/bus/eventLog.js'
-import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
 import type { EngineEvent } from '../../src/engine/events.js'
-import { signIn, type SignedIn } from '../support/auth.js'
-import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { fundPerps, type SignedIn, signIn } from '../support/auth.js'
+import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
+import { ADMIN, btcCurveMarks } from '../support/marks.js'
 import { SseClient, WsClient, wsUrl } from '../support/streams.js'
 
 let ex: TestExchange
@@ -19,15 +19,10 @@ let api: Http
 let alice: SignedIn
 let bob: SignedIn
 let option: string
-const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const PERP = 'BTC-PERP'
 const MAX_BUFFER = 65_536
 
-const pushBtc = (price: string) => {
-  const futures = nextQuarterlyExpiries(Date.now(), 2).map((e) => `BTC-USDC-${isoDate(e)}`)
-  const marks = [['BTC-USDC-SPOT', price], [futures[0]!, price], [futures[1]!, price]].map(([marketId, p]) => ({ marketId, price: p }))
-  return api.post('/admin/marks', { marks }, admin)
-}
+const pushBtc = (price: string) => api.post('/admin/marks', btcCurveMarks(price), ADMIN)
 
 const open = (path: string, on: TestExchange = ex) => WsClient.open(wsUrl(on.url!, path))
 
@@ -58,10 +53,7 @@ beforeAll(async () => {
   small = await startTestExchange({ ROLES: 'api', STREAM_MAX_BUFFER_BYTES: String(MAX_BUFFER), STREAM_MAX_CONNECTIONS_PER_IP: '3' }, node)
   alice = await signIn(api, ex.url!)
   bob = await signIn(api, ex.url!)
-  for (const u of [alice, bob]) {
-    expect((await api.post('/wallet/faucet', { amount: '100000' }, u.cookie)).status).toBe(200)
-    expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'perps', amount: '60000' }, u.cookie)).status).toBe(200)
-  }
+  for (const u of [alice, bob]) await fundPerps(api, u)
   option = (await api.get('/markets/board')).body.calls[0].marketId
 })
 afterAll(async () => {

@@ -2,11 +2,11 @@
 // wallet buckets, every order rule and code, matching, fills, positions, the order lifecycle, quotes,
 // position close and the dead man's switch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nextQuarterlyExpiries, isoDate } from '../../src/domain/calendar.js'
 import { D, formatDecimal } from '../../src/domain/decimal.js'
-import { createKey, expectError, signIn, type CreatedKey, type SignedIn } from '../support/auth.js'
-import { startTestExchange, TEST_ADMIN_TOKEN, type TestExchange } from '../support/exchange.js'
+import { createKey, expectError, fundPerps, signIn, type CreatedKey, type SignedIn } from '../support/auth.js'
+import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, ISO, type Http } from '../support/http.js'
+import { ADMIN, btcFutures } from '../support/marks.js'
 
 let ex: TestExchange
 let api: Http
@@ -14,13 +14,11 @@ let alice: SignedIn
 let bob: SignedIn
 let aliceTrade: CreatedKey
 let aliceRead: CreatedKey
-const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 const PERP = 'BTC-PERP'
 const SPOT = 'BTC-USDC-SPOT'
 
 async function fund(u: SignedIn, amount = '100000') {
-  expect((await api.post('/wallet/faucet', { amount }, u.cookie)).status).toBe(200)
-  expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'perps', amount: '60000' }, u.cookie)).status).toBe(200)
+  await fundPerps(api, u, '60000', amount)
   expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'spot', amount: '30000' }, u.cookie)).status).toBe(200)
 }
 
@@ -31,9 +29,9 @@ beforeAll(async () => {
   // Marks stay fresh for the whole file; staleness has its own exchange below.
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000', FAUCET_DAILY_CAP: '150000' })
   api = http(ex.url!)
-  const futures = nextQuarterlyExpiries(Date.now(), 2).map((e) => `BTC-USDC-${isoDate(e)}`)
+  const futures = btcFutures()
   const marks = [[SPOT, '95000'], [futures[0]!, '95000'], [futures[1]!, '96000'], ['XAUT-USDC-SPOT', '4000']]
-  expect((await api.post('/admin/marks', { marks: marks.map(([marketId, price]) => ({ marketId, price })) }, admin)).status).toBe(200)
+  expect((await api.post('/admin/marks', { marks: marks.map(([marketId, price]) => ({ marketId, price })) }, ADMIN)).status).toBe(200)
   alice = await signIn(api, ex.url!)
   bob = await signIn(api, ex.url!)
   await fund(alice)
@@ -147,9 +145,9 @@ describe('placing orders', () => {
   it('refuses post-only orders that would cross, and orders on a halted market', async () => {
     await order(bob.cookie, { side: 'sell', price: '96000', quantity: '0.01' })
     expectError(await order(alice.cookie, { side: 'buy', price: '96000', quantity: '0.01', postOnly: true }), 422, 'POST_ONLY_WOULD_CROSS')
-    await api.post(`/admin/markets/XAUT-USDC-PERP/halt`, {}, admin)
+    await api.post(`/admin/markets/XAUT-USDC-PERP/halt`, {}, ADMIN)
     expectError(await order(alice.cookie, { marketId: 'XAUT-USDC-PERP', side: 'buy', price: '3900', quantity: '1' }), 409, 'MARKET_HALTED')
-    await api.post(`/admin/markets/XAUT-USDC-PERP/resume`, {}, admin)
+    await api.post(`/admin/markets/XAUT-USDC-PERP/resume`, {}, ADMIN)
   })
 
   it('needs a trade credential: a read key gets 403, nothing gets 401', async () => {

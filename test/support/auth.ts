@@ -101,3 +101,9 @@ export function expectError(res: HttpResult, status: number, code: string): void
   expect({ status: res.status, code: res.body?.code }, res.text).toEqual({ status, code })
   expect(res.body).toMatchObject({ error: expect.any(String), code, message: expect.any(String) })
 }
+
+/** Faucets `faucet` USDC-T to the user's wallet and moves `perps` of it to the perps bucket. */
+export async function fundPerps(api: Http, u: SignedIn, perps = '60000', faucet = '100000'): Promise<void> {
+  expect((await api.post('/wallet/faucet', { amount: faucet }, u.cookie)).status).toBe(200)
+  expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'perps', amount: perps }, u.cookie)).status).toBe(200)
+}
