@@ -66,12 +66,6 @@ export class Account {
     return this.balances.get(bucket) ?? 0n
   }
 
-  get openOrderCount(): number {
-    let n = 0
-    for (const orders of this.marketOrders.values()) n += orders.length
-    return n
-  }
-
   /** Spot holding in lots of a spot market (its long position). */
   holding(marketId: string): number {
     return this.positions.get(marketId)?.lots ?? 0

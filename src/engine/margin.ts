@@ -29,10 +29,8 @@ export function governingMark(ctx: Ctx, market: MarketRuntime): { mark: Mark; ti
 export interface RiskArrays {
   im: bigint[]
   mm: bigint[]
-  /** markTicks as a bigint, for the order-cost arithmetic. */
+  /** The mark in ticks the arrays were built at (a bigint: it prices open orders against it). */
   mark: bigint
-  /** The mark in ticks the arrays were built at. */
-  markTicks: number
 }
 
 /** Rebuilds a linear instrument's risk arrays at its new mark. */
@@ -42,7 +40,6 @@ export function riskArrays(market: MarketRuntime, markTicks: number): RiskArrays
     im: linearRiskArray(value, market.initialMargin),
     mm: linearRiskArray(value, market.maintenanceMargin),
     mark: BigInt(markTicks),
-    markTicks,
   }
 }
 

@@ -2,12 +2,16 @@
 // order builders that go through the same validator the API uses.
 import type { Bucket } from '../../src/domain/buckets.js'
 import { parseLinearOrder, type OrderRequest, type OrderSpec } from '../../src/domain/orders.js'
+import type { Account } from '../../src/engine/account.js'
 import type { Command, Reply } from '../../src/engine/commands.js'
 import { Engine } from '../../src/engine/engine.js'
 import { btcLegs, catalogAt, envelope, T0 } from './engineFixtures.js'
 
 export const PERP = 'BTC-PERP'
 export const SPOT = 'BTC-USDC-SPOT'
+
+/** How many open orders the account lists, over all markets. */
+export const openOrderCount = (a: Account): number => [...a.marketOrders.values()].reduce((n, orders) => n + orders.length, 0)
 
 export class TradingHarness {
   readonly engine = new Engine()

@@ -4,7 +4,7 @@ import { SYSTEM_USER } from '../../src/domain/buckets.js'
 import { SETTLEMENT_TWAP_MS } from '../../src/engine/expiry.js'
 import { crossMargin } from '../../src/engine/margin.js'
 import { catalogAt, envelope } from '../support/engineFixtures.js'
-import { PERP, TradingHarness } from '../support/tradingFixtures.js'
+import { openOrderCount, PERP, TradingHarness } from '../support/tradingFixtures.js'
 
 const USDC = 1_000_000n
 let h: TradingHarness
@@ -40,7 +40,7 @@ describe('liquidation', () => {
     const c = h.engine.takeChanges()
     const alice = h.engine.state.accounts.get('alice')!
     expect(alice.positions.get(PERP)!.lots).toBe(0)
-    expect(alice.openOrderCount).toBe(0)
+    expect(openOrderCount(alice)).toBe(0)
     expect([...c.orders.values()].find((o) => o.cancelReason === 'liquidation')).toMatchObject({ status: 'canceled', side: 'buy' })
     const step = c.positionEvents[0]!
     expect(step).toMatchObject({ kind: 'liquidation', userId: 'alice', marketId: PERP, lots: 1_000, closedLots: 1_000, marginMode: 'cross', insurance: 0n })

@@ -4,7 +4,7 @@ import { SYSTEM_USER } from '../../src/domain/buckets.js'
 import { stateHash, restoreSnapshot, serializeSnapshot } from '../../src/engine/snapshot.js'
 import { Engine } from '../../src/engine/engine.js'
 import { envelope } from '../support/engineFixtures.js'
-import { PERP, SPOT, TradingHarness } from '../support/tradingFixtures.js'
+import { openOrderCount, PERP, SPOT, TradingHarness } from '../support/tradingFixtures.js'
 
 const USDC = 1_000_000n
 let h: TradingHarness
@@ -276,7 +276,7 @@ describe('order lifecycle', () => {
     expect(h.ok({ type: 'Tick' })).toEqual({ deadmanFired: 0 })
     h.tick(1)
     expect(h.ok({ type: 'Tick' })).toEqual({ deadmanFired: 1 })
-    expect(h.engine.state.accounts.get('bob')!.openOrderCount).toBe(0)
+    expect(openOrderCount(h.engine.state.accounts.get('bob')!)).toBe(0)
     h.ok({ type: 'CancelAllAfter', userId: 'bob', timeoutMs: 1_000 })
     h.ok({ type: 'CancelAllAfter', userId: 'bob', timeoutMs: 0 })
     h.tick(10_000)
@@ -291,7 +291,7 @@ describe('quotes', () => {
     h.placeOk('alice', { side: 'sell', price: '95100', quantity: '0.1' })
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'q1', orders: specs('94900', '95100'), cancelFirst: false })).toMatchObject({ ok: true })
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'q1', orders: specs('95100', '95300'), cancelFirst: false })).toMatchObject({ ok: false, code: 'POST_ONLY_WOULD_CROSS' })
-    expect(h.engine.state.accounts.get('bob')!.openOrderCount).toBe(2)
+    expect(openOrderCount(h.engine.state.accounts.get('bob')!)).toBe(2)
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'q1', orders: specs('95000', '94990'), cancelFirst: false })).toMatchObject({ ok: false, code: 'INVALID_PRICE' })
   })
 
@@ -303,7 +303,7 @@ describe('quotes', () => {
     expect(r.results).toHaveLength(3)
     const tooMuch = [h.spec({ side: 'buy', price: '94000', quantity: '20', postOnly: true }, 'mm')]
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'mm', orders: tooMuch, cancelFirst: true })).toMatchObject({ ok: false, code: 'INSUFFICIENT_MARGIN' })
-    expect(h.engine.state.accounts.get('bob')!.openOrderCount).toBe(3) // nothing cancelled by the refused call
+    expect(openOrderCount(h.engine.state.accounts.get('bob')!)).toBe(3) // nothing cancelled by the refused call
   })
 })
 
