@@ -8,8 +8,9 @@ import { BookDriver, generateBookStream, NULL_SINK, type BookCommand } from './b
 
 const COUNT = 1_000_000
 const SEED = 42
-// Medians of several passes: one book pass takes a fraction of a second, so a moment of noise on this
-// shared machine would otherwise decide the figure.
+// Medians of several passes, the book's spread between the reference's: one book pass takes a fraction
+// of a second, and a moment of contention on this shared machine (it slows the cache-bound book more
+// than the reference) would otherwise decide the figure and the ratio.
 const THROUGHPUT_PASSES = 5
 const REFERENCE_PASSES = 3
 
@@ -105,7 +106,11 @@ export async function benchBook(): Promise<void> {
   warm.book.validateInternalState()
 
   const rates: number[] = []
-  for (let pass = 0; pass < THROUGHPUT_PASSES; pass++) rates.push(throughput(prefill, commands))
+  const references: Array<{ rate: number; resting: number }> = []
+  for (let pass = 0; pass < THROUGHPUT_PASSES; pass++) {
+    rates.push(throughput(prefill, commands))
+    if (pass < REFERENCE_PASSES) references.push(referenceThroughput(prefill, commands))
+  }
   rates.sort((a, b) => a - b)
   const rate = rates[Math.floor(rates.length / 2)] as number
 
@@ -120,8 +125,6 @@ export async function benchBook(): Promise<void> {
   console.log(`latency samples include ~${us(timer)} µs of timer cost each`)
   console.log(`resting orders at the end: ${fmt(resting)}`)
 
-  const references: Array<{ rate: number; resting: number }> = []
-  for (let pass = 0; pass < REFERENCE_PASSES; pass++) references.push(referenceThroughput(prefill, commands))
   references.sort((a, b) => a.rate - b.rate)
   const reference = references[Math.floor(references.length / 2)]!
   console.log(
