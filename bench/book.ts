@@ -5,6 +5,7 @@ import { OrderBook as ReferenceBook, SelfTradePreventionMode, Side as ReferenceS
 import { OrderBook } from '../src/engine/book/orderBook.js'
 import { BUY } from '../src/engine/book/types.js'
 import { BookDriver, generateBookStream, NULL_SINK, type BookCommand } from './bookStream.js'
+import { median, percentile } from './report.js'
 
 const COUNT = 1_000_000
 const SEED = 42
@@ -62,8 +63,6 @@ function timerOverheadMicros(): number {
   return (total * 1_000) / rounds
 }
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number
-
 /** The same stream through nodejs-order-book: its own cancel-resting STP mode matches ours. */
 function referenceThroughput(prefill: BookCommand[], commands: BookCommand[]): { rate: number; resting: number } {
   const book = new ReferenceBook()
@@ -106,30 +105,33 @@ export async function benchBook(): Promise<void> {
   warm.book.validateInternalState()
 
   const rates: number[] = []
-  const references: Array<{ rate: number; resting: number }> = []
+  const referenceRates: number[] = []
+  let referenceResting = 0
   for (let pass = 0; pass < THROUGHPUT_PASSES; pass++) {
     rates.push(throughput(prefill, commands))
-    if (pass < REFERENCE_PASSES) references.push(referenceThroughput(prefill, commands))
+    if (pass < REFERENCE_PASSES) {
+      const reference = referenceThroughput(prefill, commands)
+      referenceRates.push(reference.rate)
+      referenceResting = reference.resting
+    }
   }
-  rates.sort((a, b) => a - b)
-  const rate = rates[Math.floor(rates.length / 2)] as number
+  const book = median(rates)
+  const reference = median(referenceRates)
 
   const sorted = latencies(prefill, commands)
   const timer = timerOverheadMicros()
   const us = (v: number) => fmt(v, v < 10 ? 2 : 1)
   console.log(
-    `book: ${fmt(rate)} cmd/s (median of ${THROUGHPUT_PASSES} passes: ${rates.map((r) => fmt(r)).join(' / ')})  ` +
+    `book: ${fmt(book.median)} cmd/s (median of ${THROUGHPUT_PASSES} passes: ${book.sorted.map((r) => fmt(r)).join(' / ')})  ` +
       `p50 ${us(percentile(sorted, 0.5))} µs  p99 ${us(percentile(sorted, 0.99))} µs  ` +
       `p99.9 ${us(percentile(sorted, 0.999))} µs  max ${us(sorted[sorted.length - 1] as number)} µs`,
   )
   console.log(`latency samples include ~${us(timer)} µs of timer cost each`)
   console.log(`resting orders at the end: ${fmt(resting)}`)
 
-  references.sort((a, b) => a.rate - b.rate)
-  const reference = references[Math.floor(references.length / 2)]!
   console.log(
-    `reference nodejs-order-book: ${fmt(reference.rate)} cmd/s (median of ${REFERENCE_PASSES} passes: ${references.map((r) => fmt(r.rate)).join(' / ')}; ` +
-      `resting at the end: ${fmt(reference.resting)})`,
+    `reference nodejs-order-book: ${fmt(reference.median)} cmd/s (median of ${REFERENCE_PASSES} passes: ${reference.sorted.map((r) => fmt(r)).join(' / ')}; ` +
+      `resting at the end: ${fmt(referenceResting)})`,
   )
-  console.log(`ratio: ${fmt(rate / reference.rate, 1)}x`)
+  console.log(`ratio: ${fmt(book.median / reference.median, 1)}x`)
 }

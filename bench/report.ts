@@ -9,3 +9,9 @@ export function percentile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return NaN
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
 }
+
+/** The median of a few pass figures, and the figures in ascending order (for printing beside it). */
+export function median(values: readonly number[]): { median: number; sorted: number[] } {
+  const sorted = [...values].sort((a, b) => a - b)
+  return { median: percentile(sorted, 0.5), sorted }
+}
