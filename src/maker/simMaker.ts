@@ -17,6 +17,7 @@ import type { RedisKeys } from '../bus/keys.js'
 import { Lease } from '../bus/lease.js'
 import { ConfigError, type Config } from '../config/env.js'
 import { DomainError } from '../domain/errors.js'
+import { fnv1a } from '../domain/fnv1a.js'
 import { mulberry32, type Rng } from '../domain/prng.js'
 import { LeasedLoops } from '../scheduler/leasedLoops.js'
 import { ApiError, ExchangeClient } from './exchangeClient.js'
@@ -78,13 +79,6 @@ export function makerApiUrl(config: Config, ownPort: number | null): string {
   const host = config.host
   if (['0.0.0.0', '::', '127.0.0.1', 'localhost'].includes(host)) return `http://127.0.0.1:${ownPort}`
   return `http://${host.includes(':') ? `[${host}]` : host}:${ownPort}`
-}
-
-/** FNV-1a: a market's share of the ladder seed. */
-function hash32(s: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
-  return h >>> 0
 }
 
 export class SimMaker {
@@ -294,7 +288,7 @@ export class SimMaker {
     // A perpetual is quoted around its index, as an arbitrageur would, so its mark's premium (an EMA of
     // the book's mid over the index) stays near zero instead of feeding on the ladder's own mid.
     const centre = m.type === 'perpetual' && mark.indexPrice !== null ? mark.indexPrice : mark.price
-    const quotes = buildLadder(centre, m, (hash32(m.marketId) ^ this.round++) >>> 0)
+    const quotes = buildLadder(centre, m, (fnv1a(m.marketId) ^ this.round++) >>> 0)
     if (quotes.length === 0) return false
     try {
       await house.api.post('/perps/quotes/bulk', { marketId: m.marketId, quoteId: SIM_QUOTE_ID, cancelAll: true, quotes })

@@ -421,6 +421,14 @@ describe.each([
 })
 
 describe('OrderBook internals', () => {
+  it('reports no size at any price before its ladder window is first placed', () => {
+    const book = new OrderBook({ window: 32 })
+    for (const price of [-3, -32, 0, 1, 1_000]) {
+      expect(book.levelSize(BUY, price)).toBe(0)
+      expect(book.levelSize(SELL, price)).toBe(0)
+    }
+  })
+
   it('detects a level total that no longer matches its orders', () => {
     const book = new OrderBook()
     book.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })

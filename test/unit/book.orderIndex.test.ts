@@ -43,7 +43,10 @@ it.each([
 })
 
 it('hashes ids deterministically, never to 0', () => {
-  expect(hashId('01J9ZQK7XW0000000000000ABC')).toBe(hashId('01J9ZQK7XW0000000000000ABC'))
+  // Pinned: the same in every process (V8's string hash is seeded per process), 31-bit signed.
+  expect(hashId('o1')).toBe(59749582)
+  expect(hashId('01J9ZQK7XW0000000000000ABC')).toBe(413034368)
+  expect(hashId('é')).toBe(-579089612)
   expect(hashId('a')).not.toBe(hashId('b'))
   for (const id of ['', 'a', 'o1', 'é', '01J9ZQK7XW0000000000000ABC']) expect(hashId(id)).not.toBe(0)
 })

@@ -52,8 +52,6 @@ export class Level {
   count: number
   head: Order | null
   tail: Order | null
-  /** The tail's seq while non-empty: checking a new order's seq reads no order. */
-  lastSeq: number
   /** Neighbours in the side's best-first list of non-empty levels. */
   better: Level | null
   worse: Level | null
@@ -61,10 +59,8 @@ export class Level {
   left: Level | null
   right: Level | null
   height: number
-  /** Drain epoch in which the level was last recorded as changed (dedupes drainChanges). */
+  /** Drain epoch in which the level was last recorded as changed (dedupes the change list). */
   touched: number
-  /** This level's drainChanges() entry, built once: draining allocates only the returned array. */
-  readonly key: [Side, number]
 
   constructor(side: Side, price: number) {
     this.side = side
@@ -73,13 +69,11 @@ export class Level {
     this.count = 0
     this.head = null
     this.tail = null
-    this.lastSeq = 0
     this.better = null
     this.worse = null
     this.left = null
     this.right = null
     this.height = 0
     this.touched = 0
-    this.key = Object.freeze([side, price]) as [Side, number]
   }
 }

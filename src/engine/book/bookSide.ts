@@ -4,6 +4,7 @@
 // list of the non-empty levels, which is what matching and depth walk. The window follows the market:
 // when a level opens outside it near the best price, the window is re-placed around it.
 import { Level } from './bookNodes.js'
+import { fail } from './invariant.js'
 import { PriceTree, validatedTreeLevels } from './priceTree.js'
 import { TickBitset } from './tickBitset.js'
 import { BUY, type Side } from './types.js'
@@ -11,10 +12,6 @@ import { BUY, type Side } from './types.js'
 /** Default ladder width in ticks per side (a multiple of 32): 1024 slots (8 KB), enough for a market
  * quoting a few hundred ticks deep to move for a long while before the window is re-placed. */
 export const DEFAULT_WINDOW = 1024
-
-function fail(message: string): never {
-  throw new Error(`OrderBook invariant broken: ${message}`)
-}
 
 export class BookSide {
   readonly side: Side
@@ -65,7 +62,8 @@ export class BookSide {
   sizeAt(price: number): number {
     const slot = price - this.base
     if (slot >= 0 && slot < this.width) {
-      const level = this.slots[slot] as Level | null
+      // Before the window is first placed the ladder has no slots at all.
+      const level = this.slots[slot] ?? null
       return level === null ? 0 : level.total
     }
     const level = this.outside.get(price)

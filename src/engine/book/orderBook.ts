@@ -2,18 +2,14 @@
 // orders (an OrderIndex by id; each order sits in its price level's intrusive FIFO queue), one BookSide
 // per side (the levels: a ladder around the touch, a tree beyond it, a best-first list of the non-empty
 // ones), and the set of levels changed since the last drain. Pure data structure: no clock, no
-// randomness, no I/O. The hot path allocates only the order it rests (and the array drainChanges()
-// returns; drainLevels() allocates nothing), plus a level the first time its price is used in the
-// window, or each time outside it.
+// randomness, no I/O. The hot path allocates only the order it rests (drainLevels() allocates
+// nothing), plus a level the first time its price is used in the window, or each time outside it.
 import { Level, Order } from './bookNodes.js'
 import { BookSide, DEFAULT_WINDOW } from './bookSide.js'
 import { hashBook } from './hashBook.js'
+import { fail } from './invariant.js'
 import { hashId, OrderIndex } from './orderIndex.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side, type Taker } from './types.js'
-
-function fail(message: string): never {
-  throw new Error(`OrderBook invariant broken: ${message}`)
-}
 
 export interface OrderBookOptions {
   /** Ladder width per side in ticks, a multiple of 32 (tests use small ones to cross the edges). */
@@ -131,20 +127,19 @@ export class OrderBook implements Book {
     if (this.wouldCross(side, price)) throw new Error(`order ${id} at ${price} would cross the book`)
     const bookSide = side === BUY ? this.bids : this.asks
     const level = bookSide.levelAt(price, this.epoch)
-    if (level.count > 0 && seq <= level.lastSeq) {
-      throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${(level.tail as Order).seq}`)
+    const tail = level.tail
+    if (tail !== null && seq <= tail.seq) {
+      throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${tail.seq}`)
     }
     const resting = new Order(id, owner, remaining, seq, hashId(id), level)
     if (!this.byId.add(resting)) throw new Error(`order ${id} is already in the book`)
     if (level.count === 0) bookSide.link(level)
-    const tail = level.tail
     if (tail === null) level.head = resting
     else {
       tail.next = resting
       resting.prev = tail
     }
     level.tail = resting
-    level.lastSeq = seq
     level.total += remaining
     level.count++
     this.touch(level)
@@ -194,19 +189,11 @@ export class OrderBook implements Book {
     }
   }
 
-  /** The returned pairs are shared and frozen: read them, do not mutate them. */
   drainChanges(): Array<[Side, number]> {
-    const changed = this.changed
-    const n = this.changedCount
-    // Sized up front: a `[]` grown by push() starts with room for 17 entries.
+    const levels: number[] = []
+    const n = this.drainLevels(levels)
     const out = new Array<[Side, number]>(n)
-    for (let i = 0; i < n; i++) {
-      const level = changed[i] as Level
-      out[i] = level.key
-      if (level.count === 0) (level.side === BUY ? this.bids : this.asks).retire(level)
-    }
-    this.changedCount = 0
-    this.epoch++
+    for (let i = 0; i < n; i++) out[i] = [levels[3 * i] as Side, levels[3 * i + 1] as number]
     return out
   }
 
@@ -258,10 +245,7 @@ export class OrderBook implements Book {
     const next = order.next
     if (prev === null) level.head = next
     else prev.next = next
-    if (next === null) {
-      level.tail = prev
-      if (prev !== null) level.lastSeq = prev.seq
-    }
+    if (next === null) level.tail = prev
     else next.prev = prev
     order.prev = null
     order.next = null
@@ -301,7 +285,6 @@ export class OrderBook implements Book {
         prev = order
       }
       if (level.tail !== prev) fail(`${at}: tail is not the last order`)
-      if (level.lastSeq !== (prev as Order).seq) fail(`${at}: lastSeq ${level.lastSeq} is not the tail's`)
       if (count !== level.count) fail(`${at}: count ${level.count} but ${count} orders`)
       if (total !== level.total) fail(`${at}: total ${level.total} but orders sum to ${total}`)
       orders += count

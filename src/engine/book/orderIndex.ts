@@ -4,6 +4,8 @@
 // touching any order. Measured faster than a Map<string, Order>, which also rebuilds its whole table
 // every time deletions pile up.
 
+import { fnv1a } from '../../domain/fnv1a.js'
+
 /** What the index stores: an id and the hash of that id, set by the caller with hashId(). */
 export interface Indexed {
   readonly id: string
@@ -14,8 +16,7 @@ export interface Indexed {
  * all of them. Deterministic, unlike V8's seeded string hash. 31 bits, so a field holding it stays a
  * small integer (a 32-bit value would be boxed as a heap number), and never 0, which marks an empty slot. */
 export function hashId(id: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193)
+  let h = fnv1a(id)
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
   h = (h ^ (h >>> 16)) >> 1
