@@ -54,4 +54,16 @@ describe('preview', () => {
     expect(h.ok({ type: 'PreviewOrder', userId: 'rich', order: h.spec({ side: 'buy', price: '95000', quantity: '1' }) }).liquidationPrice).toBeNull()
     expect(h.engine.state.accounts.get('alice')!.positions.get(PERP)).toBeUndefined()
   })
+
+  it('refuses what placement refuses outside the random stream: a halted market for a stop order, an id in use', () => {
+    const h = new TradingHarness()
+    h.fund('alice')
+    const resting = h.spec({ side: 'buy', price: '94000', quantity: '1' })
+    h.ok({ type: 'PlaceOrder', userId: 'alice', order: resting })
+    expect(h.ok({ type: 'PreviewOrder', userId: 'alice', order: resting })).toMatchObject({ approved: false, reason: 'INVALID_REQUEST' })
+    h.ok({ type: 'SetMarketStatus', marketId: PERP, status: 'halted' })
+    const stop = h.spec({ side: 'buy', type: 'market', quantity: '0.5', stopPrice: '96000' })
+    expect(h.ok({ type: 'PreviewOrder', userId: 'alice', order: stop })).toMatchObject({ approved: false, reason: 'MARKET_HALTED' })
+    expect(h.send({ type: 'PlaceOrder', userId: 'alice', order: stop })).toMatchObject({ ok: false, code: 'MARKET_HALTED' })
+  })
 })

@@ -29,7 +29,7 @@ export function tradingAccount(ctx: Ctx, userId: string): Account {
   return account
 }
 
-function requireActive(market: MarketRuntime): void {
+export function requireActive(market: MarketRuntime): void {
   if (market.status !== 'active') throw new DomainError('MARKET_HALTED', `${market.spec.id} is ${market.status}`)
 }
 
@@ -99,7 +99,6 @@ function checkReduceOnly(account: Account, market: MarketRuntime, side: 'buy' | 
   if (!reduces) throw new DomainError('REDUCE_ONLY_VIOLATION', 'A reduce-only order may not open or grow a position', { position: market.quantities.format(held) })
 }
 
-/** All the checks of a new order against the live state; returns the price it may trade up to. */
 /** What admission looks at: a new order's spec, or a conditional order at its trigger. */
 export type Admissible = Pick<OrderSpec, 'side' | 'type' | 'priceTicks' | 'lots' | 'postOnly' | 'reduceOnly' | 'marginMode'>
 
@@ -144,27 +143,34 @@ export function execute(ctx: Ctx, market: MarketRuntime, order: Order, limit: nu
   ctx.touchOrder(order)
 }
 
-export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec): unknown {
-  const market = linearMarket(ctx, spec?.marketId)
-  checkSpec(spec, market)
-  requireActive(market)
-  const account = tradingAccount(ctx, userId)
+/**
+ * The checks of a new order once its market (active, spec valid) and account are known, as PlaceOrder
+ * and PreviewOrder both run them. Returns the price it may trade up to, or null for a stop order,
+ * which waits for its trigger.
+ */
+export function checkNewOrder(ctx: Ctx, account: Account, market: MarketRuntime, spec: OrderSpec): number | null {
   if (spec.clientOrderId !== null) {
     const existing = account.clientOrderIds.get(spec.clientOrderId)
     if (existing) throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`, { existingOrderId: existing })
   }
   if (ctx.state.orders.has(spec.id)) throw new DomainError('INVALID_REQUEST', 'Order id already used')
-  let order: Order
   if (spec.stopTicks !== null) {
     checkStop(ctx, account, market, spec)
-    order = newOrder(ctx, account, spec)
-    wait(ctx, market, order)
-  } else {
-    checkAttached(ctx, market, spec)
-    const limit = admit(ctx, account, market, spec)
-    order = newOrder(ctx, account, spec)
-    execute(ctx, market, order, limit)
+    return null
   }
+  checkAttached(ctx, market, spec)
+  return admit(ctx, account, market, spec)
+}
+
+export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec): unknown {
+  const market = linearMarket(ctx, spec?.marketId)
+  checkSpec(spec, market)
+  requireActive(market)
+  const account = tradingAccount(ctx, userId)
+  const limit = checkNewOrder(ctx, account, market, spec)
+  const order = newOrder(ctx, account, spec)
+  if (limit === null) wait(ctx, market, order)
+  else execute(ctx, market, order, limit)
   if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
   return ctx.replying ? orderView(order, market) : null
 }

@@ -10,8 +10,7 @@ import { BUY, SELL } from '../book/types.js'
 import type { Ctx } from '../context.js'
 import { crossMargin, orderMarginImpact } from '../margin.js'
 import { applyRate, type MarketRuntime } from '../marketRuntime.js'
-import { checkAttached, checkStop } from '../triggers.js'
-import { admit, checkSpec, linearMarket, tradingAccount } from './orders.js'
+import { checkNewOrder, checkSpec, linearMarket, requireActive, tradingAccount } from './orders.js'
 
 export interface Preview {
   approved: boolean
@@ -28,15 +27,9 @@ export function previewOrder(ctx: Ctx, userId: string, spec: OrderSpec): Preview
   try {
     market = linearMarket(ctx, spec?.marketId)
     checkSpec(spec, market)
+    requireActive(market)
     account = tradingAccount(ctx, userId)
-    if (spec.clientOrderId !== null && account.clientOrderIds.has(spec.clientOrderId)) {
-      throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`)
-    }
-    if (spec.stopTicks !== null) checkStop(ctx, account, market, spec)
-    else {
-      checkAttached(ctx, market, spec)
-      admit(ctx, account, market, spec)
-    }
+    checkNewOrder(ctx, account, market, spec)
   } catch (err) {
     if (!(err instanceof DomainError)) throw err
     reason = err.code
