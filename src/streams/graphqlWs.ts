@@ -54,29 +54,6 @@ const serialized = new WeakMap<object, Map<string, string | Promise<string>>>()
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown }).then === 'function'
 
-/** Iterates a source, executing the selection on each event (what graphql's subscribe() does). */
-function mapped(source: AsyncIterableIterator<unknown>, args: ExecutionArgs): AsyncIterableIterator<ExecutionResult> {
-  // An iterator object, not an async generator: return() must reach the source at once, even while a
-  // next() is waiting for an event.
-  return {
-    next: async () => {
-      const r = await source.next()
-      return r.done ? { value: undefined, done: true } : { value: await execute({ ...args, rootValue: r.value }), done: false }
-    },
-    return: async () => {
-      await source.return?.()
-      return { value: undefined, done: true }
-    },
-    throw: async (err: unknown) => {
-      await source.return?.()
-      throw err
-    },
-    [Symbol.asyncIterator]() {
-      return this
-    },
-  }
-}
-
 export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
   const { services } = d
   const connections = new WeakMap<WebSocket, Connection>()
@@ -148,13 +125,17 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
     }
   }
 
-  /** graphql's subscribe(), with the fan-out path for the streams of src/streams. */
+  /**
+   * graphql's subscribe(), on the fan-out path only: every subscription field opens its stream through
+   * frameIterator (src/graphql/types/subscriptions.ts), so any other source is a bug, closed and refused.
+   */
   async function subscribe(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const source = await createSourceEventStream(args)
     if (!(Symbol.asyncIterator in source)) return source
     const op = operations.get(args.contextValue as object)
     if (op && source instanceof FrameQueue) return sendDirect(source, args, op)
-    return mapped(source as AsyncIterableIterator<unknown>, args)
+    await (source as AsyncIterableIterator<unknown>).return?.()
+    return { errors: [new GraphQLError('The subscription source is not a stream of src/streams')] }
   }
 
   return useServer<Record<string, unknown> | undefined>(
