@@ -49,8 +49,14 @@ interface Operation {
 
 /** By GraphQL context (one per operation). */
 const operations = new WeakMap<object, Operation>()
-/** Serialized results by frame and operation key: computed by the first subscriber, reused by the rest. */
-const serialized = new WeakMap<object, Map<string, string | Promise<string>>>()
+/** A result as subscribers share it: its JSON when error-free, else the result (serialized per subscriber). */
+type Shared = string | ExecutionResult
+/**
+ * Results by frame and operation key, computed by the first subscriber and reused by the rest: the JSON
+ * of an error-free result, or an execution still running. A result with errors is not kept: its errors
+ * carry each connection's own correlation id.
+ */
+const serialized = new WeakMap<object, Map<string, string | Promise<Shared>>>()
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown }).then === 'function'
 
@@ -67,13 +73,18 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
   function payloadJson(args: ExecutionArgs, frame: object, op: Operation): string | Promise<string> {
     let byKey = serialized.get(frame)
     if (!byKey) serialized.set(frame, (byKey = new Map()))
+    const own = (s: Shared) => (typeof s === 'string' ? s : serialize(s, op.correlationId))
     const cached = byKey.get(op.key)
-    if (cached !== undefined) return cached
+    if (cached !== undefined) return isPromise(cached) ? cached.then(own) : cached
     const result = execute({ ...args, rootValue: frame })
     if (isPromise(result)) {
-      const json = result.then((r) => serialize(r, op.correlationId))
-      byKey.set(op.key, json)
-      return json
+      const shared = result.then((r): Shared => (r.errors?.length ? r : JSON.stringify(r)))
+      byKey.set(op.key, shared)
+      const forget = () => byKey.delete(op.key)
+      shared.then((s) => {
+        if (typeof s !== 'string') forget()
+      }, forget)
+      return shared.then(own)
     }
     const json = serialize(result, op.correlationId)
     if (!result.errors?.length) byKey.set(op.key, json)
