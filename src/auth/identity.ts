@@ -13,7 +13,7 @@ import { AuthEvents } from './authEvents.js'
 import { CredentialResolver } from './credentials.js'
 import { RateTiers } from './rateTiers.js'
 import { Sessions } from './sessions.js'
-import { Siwe } from './siwe.js'
+import { defaultSiweDomains, Siwe } from './siwe.js'
 import { Users, type UserRow } from './users.js'
 
 export interface IdentityDeps {
@@ -44,6 +44,7 @@ export class Identity {
   private readonly orderRate: OrderRateLimiter
   private readonly orderRatePerMin: number
   private siweDomains: readonly string[]
+  private readonly host: string
 
   constructor(d: IdentityDeps) {
     const { config, log, prisma, redis, keys } = d
@@ -51,6 +52,7 @@ export class Identity {
       log.warn('JWT_SECRET is not set: sessions are signed with the fixed development secret; set JWT_SECRET outside development')
     }
     this.siweDomains = config.siweDomains ?? []
+    this.host = config.host
     this.events = new AuthEvents(redis, keys, log)
     this.users = new Users(prisma)
     this.siwe = new Siwe(redis, keys, config.nonceTtlMs, () => this.siweDomains)
@@ -69,7 +71,7 @@ export class Identity {
 
   /** With no SIWE_DOMAINS configured, sign-in messages name this node's own address (DESIGN.md §9). */
   serveOnPort(port: number): void {
-    if (this.siweDomains.length === 0) this.siweDomains = [`localhost:${port}`, `127.0.0.1:${port}`]
+    if (this.siweDomains.length === 0) this.siweDomains = defaultSiweDomains(this.host, port)
   }
 
   /** Checks a signed SIWE message, creates the user on first sign-in, and opens a session. */

@@ -16,6 +16,19 @@ const SKEW_MS = 60_000
 const MAX_MESSAGE_CHARS = 4_096
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
 
+/**
+ * The domains a sign-in message may name when SIWE_DOMAINS is unset: this node on its bound port, as
+ * localhost and 127.0.0.1 and, when HOST names one address or host name, as that too (the liquidity
+ * simulator signs in through it). Written as a URL's host, as the message's URI must be. An IPv6 literal
+ * is listed for completeness only: viem's EIP-4361 parser refuses a bracketed domain, so such a message
+ * never verifies; a deployment bound to one IPv6 address sets SIWE_DOMAINS to a host name.
+ */
+export function defaultSiweDomains(host: string, port: number): string[] {
+  const domains = [`localhost:${port}`, `127.0.0.1:${port}`]
+  if (!['0.0.0.0', '::', '127.0.0.1', 'localhost'].includes(host)) domains.push(new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}`).host)
+  return domains
+}
+
 export interface IssuedNonce {
   nonce: string
   expiresAt: Date

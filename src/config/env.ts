@@ -76,7 +76,7 @@ const schema = z.object({
   SESSION_TTL_MS: int(60_000, 90 * 86_400_000).default(7 * 86_400_000),
   /** How long a SIWE nonce from GET /auth/nonce stays usable. */
   NONCE_TTL_MS: int(10_000, 3_600_000).default(300_000),
-  /** host[:port] values a SIWE message's domain may name; default localhost and 127.0.0.1 on the bound port. */
+  /** host[:port] values a SIWE message's domain may name; default localhost, 127.0.0.1 and a specific HOST on the bound port. */
   SIWE_DOMAINS: csv.pipe(z.array(z.string().regex(HOST_PORT, 'must be host or host:port')).min(1)).optional(),
   /** CORS: this domain and its subdomains may call the API from a browser, with credentials. */
   SERVICE_DOMAIN: z.string().regex(HOSTNAME, 'must be a host name such as example.com').default('localhost'),
@@ -159,7 +159,7 @@ export type Config = Readonly<{
   jwtSecretIsDevDefault: boolean
   sessionTtlMs: number
   nonceTtlMs: number
-  /** Undefined: localhost:{port} and 127.0.0.1:{port} of the port actually bound. */
+  /** Undefined: localhost, 127.0.0.1 and HOST when it names one address, on the port actually bound (defaultSiweDomains). */
   siweDomains: readonly string[] | undefined
   serviceDomain: string
   corsOrigins: readonly string[]

@@ -207,6 +207,26 @@ describe('with SIM_MAKER=false', () => {
   })
 })
 
+describe('bound to one specific address', () => {
+  let ex: TestExchange
+  let watch: EventWatch
+
+  beforeAll(async () => {
+    ex = await startTestExchange({ ...SIM, HOST: '127.0.0.2' })
+    watch = await EventWatch.open(ex)
+  })
+  afterAll(async () => {
+    watch?.close()
+    await ex?.close()
+  })
+
+  it('signs in through that address: the node accepts its own address as a SIWE domain by default', async () => {
+    expect(new URL(ex.url!).hostname).toBe('127.0.0.2')
+    await watch.until('the house signed in', () => ex.logs.some((l) => l.includes('sim maker signed in')))
+    expect(ex.logs.filter((l) => l.includes('INVALID_SIGNATURE'))).toEqual([])
+  })
+})
+
 describe('restarts and a second instance', () => {
   let a: TestExchange
   let b: TestExchange | undefined

@@ -2,6 +2,7 @@
 import { privateKeyToAccount } from 'viem/accounts'
 import { keccak256, stringToHex } from 'viem'
 import { describe, expect, it } from 'vitest'
+import { defaultSiweDomains } from '../../src/auth/siwe.js'
 import { ConfigError, DEV_MAKER_PRIVATE_KEY, DEV_TAKER_PRIVATE_KEY, loadConfig } from '../../src/config/env.js'
 import { makerApiUrl } from '../../src/maker/simMaker.js'
 
@@ -60,5 +61,12 @@ describe('simulator configuration', () => {
     [{ MAKER_API_URL: 'https://api.example.com' }, 3000, 'https://api.example.com'],
   ])('trades through %j on port %i at %s', (env, port, url) => {
     expect(makerApiUrl(loadConfig(env), port)).toBe(url)
+  })
+
+  // The simulator signs in with its API URL's host as the SIWE domain; unless SIWE_DOMAINS says
+  // otherwise, the node must accept it, or the simulator retries its sign-in for ever.
+  it.each(['0.0.0.0', '::', '127.0.0.1', 'localhost', '10.1.2.3', 'api.internal'])('signs in with a domain a node bound to %s accepts by default', (host) => {
+    const c = loadConfig({ HOST: host })
+    expect(defaultSiweDomains(c.host, 3000)).toContain(new URL(makerApiUrl(c, 3000)).host)
   })
 })
