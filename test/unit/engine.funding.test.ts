@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { SYSTEM_USER } from '../../src/domain/buckets.js'
 import { Engine } from '../../src/engine/engine.js'
-import { FRACTION_SCALE } from '../../src/engine/perpetual.js'
+import { FRACTION_SCALE, type FundingRow } from '../../src/engine/perpetual.js'
 import { restoreSnapshot, serializeSnapshot, stateHash } from '../../src/engine/snapshot.js'
 import { envelope, T0 } from '../support/engineFixtures.js'
 import { PERP, TradingHarness } from '../support/tradingFixtures.js'
@@ -100,11 +100,15 @@ describe('funding', () => {
 
   it('catches up on periods missed while the engine was down: each is settled once', () => {
     const h = setup()
+    tickTo(h, T0 + 60_000) // a premium to pay on
+    h.engine.takeChanges()
     h.tick(3 * INTERVAL + 1)
     h.ok({ type: 'Tick' })
-    const rows = h.engine.takeChanges().funding
-    // The first period had no premium yet (the mark had not moved), later ones carried no samples.
-    expect(new Set(rows.map((r) => r.periodEnd)).size).toBeLessThanOrEqual(3)
+    // The three periods that ended while it was down, each paid once by alice's long to bob's short.
+    const paid = (rows: FundingRow[]) => rows.map((r) => [(r.periodEnd - T0) / INTERVAL, r.userId])
+    expect(paid(h.engine.takeChanges().funding)).toEqual([[1, 'alice'], [1, 'bob'], [2, 'alice'], [2, 'bob'], [3, 'alice'], [3, 'bob']])
     expect(h.engine.state.markets.get(PERP)!.perp!.periodEnd).toBe(T0 + 4 * INTERVAL)
+    h.ok({ type: 'Tick' })
+    expect(h.engine.takeChanges().funding).toEqual([])
   })
 })
