@@ -178,40 +178,37 @@ export class Streams {
   private async optionsStream(underlying: string, subscribe: (feed: OptionsFeed) => OpenStream | null): Promise<OpenStream> {
     const family = familyCatalog(underlying)
     if (!family) throw new DomainError('PRODUCT_NOT_FOUND', `Unknown underlying ${underlying}`, { underlyings: CATALOG.map((c) => c.family) })
-    // A feed that went idle between lookup and subscription is replaced by a new one.
-    for (;;) {
-      let p = this.optionFeeds.get(family.family)
-      if (!p) {
-        const opened = OptionsFeed.open(
-          { hub: this.hub, marketData: this.d.marketData, log: this.d.log, intervalMs: this.d.config.optionsFeedIntervalMs },
-          family.family,
-          () => {
-            if (this.optionFeeds.get(family.family) === opened) this.optionFeeds.delete(family.family)
-          },
-        )
-        this.optionFeeds.set(family.family, (p = opened))
-        opened.catch(() => {
-          if (this.optionFeeds.get(family.family) === opened) this.optionFeeds.delete(family.family)
-        })
-      }
-      const stream = subscribe(await p)
-      if (stream) return stream
-    }
+    const deps = { hub: this.hub, marketData: this.d.marketData, log: this.d.log, intervalMs: this.d.config.optionsFeedIntervalMs }
+    return this.sharedFeed(this.optionFeeds, family.family, (onIdle) => OptionsFeed.open(deps, family.family, onIdle), subscribe)
   }
 
-  private async quoteStream(marketId: string, sub: Subscriber): Promise<OpenStream> {
+  private quoteStream(marketId: string, sub: Subscriber): Promise<OpenStream> {
+    const open = (onIdle: () => void) => QuoteFeed.open(this.hub, marketId, () => this.bookSnapshot(marketId), onIdle)
+    return this.sharedFeed(this.quoteFeeds, marketId, open, (feed) => feed.subscribe(sub))
+  }
+
+  /**
+   * Subscribes to the feed of `key` shared by this node's subscribers, opening it on first use; it leaves
+   * `feeds` when it goes idle or fails to open. A feed that went idle between lookup and subscription
+   * (subscribe answers null) is replaced by a new one.
+   */
+  private async sharedFeed<F>(
+    feeds: Map<string, Promise<F>>,
+    key: string,
+    open: (onIdle: () => void) => Promise<F>,
+    subscribe: (feed: F) => OpenStream | null,
+  ): Promise<OpenStream> {
     for (;;) {
-      let p = this.quoteFeeds.get(marketId)
+      let p = feeds.get(key)
       if (!p) {
-        const opened = QuoteFeed.open(this.hub, marketId, () => this.bookSnapshot(marketId), () => {
-          if (this.quoteFeeds.get(marketId) === opened) this.quoteFeeds.delete(marketId)
-        })
-        this.quoteFeeds.set(marketId, (p = opened))
-        opened.catch(() => {
-          if (this.quoteFeeds.get(marketId) === opened) this.quoteFeeds.delete(marketId)
-        })
+        const forget = () => {
+          if (feeds.get(key) === opened) feeds.delete(key)
+        }
+        const opened = open(forget)
+        feeds.set(key, (p = opened))
+        opened.catch(forget)
       }
-      const stream = (await p).subscribe(sub)
+      const stream = subscribe(await p)
       if (stream) return stream
     }
   }
