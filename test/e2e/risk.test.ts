@@ -9,7 +9,7 @@ import { expectError, fundPerps, type SignedIn, signIn } from '../support/auth.j
 import { watchEvent } from '../support/events.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, ISO, type Http } from '../support/http.js'
-import { ADMIN, btcFutures } from '../support/marks.js'
+import { ADMIN, btcFutures, pushBtcCurve } from '../support/marks.js'
 
 const PERP = 'BTC-PERP'
 
@@ -18,9 +18,6 @@ async function user(api: Http, ex: TestExchange, perps: string): Promise<SignedI
   await fundPerps(api, u, perps)
   return u
 }
-
-const pushBtc = (api: Http, price: string, sourceTimestamp?: number) =>
-  api.post('/admin/marks', { marks: ['BTC-USDC-SPOT', ...btcFutures()].map((marketId) => ({ marketId, price, sourceTimestamp })) }, ADMIN)
 
 const order = (api: Http, u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
 
@@ -73,7 +70,7 @@ describe('with pushed marks', () => {
   it('refuses with MISSING_MARK_PRICE before any mark', async () => {
     alice = await user(h.api, h.ex, '10000')
     expectError(await order(h.api, alice, { side: 'buy', price: '95000', quantity: '0.01' }), 422, 'MISSING_MARK_PRICE')
-    expect((await pushBtc(h.api, '95000')).status).toBe(200)
+    expect((await pushBtcCurve(h.api, '95000')).status).toBe(200)
     bob = await user(h.api, h.ex, '60000')
     mm = await user(h.api, h.ex, '90000')
   })
@@ -133,7 +130,7 @@ describe('with pushed marks', () => {
 })
 
 describe('liquidation and settlement', () => {
-  const h = exchangeFor({ MARK_STALE_MS: '3600000' }, (api) => pushBtc(api, '95000'))
+  const h = exchangeFor({ MARK_STALE_MS: '3600000' }, (api) => pushBtcCurve(api, '95000'))
 
   it('liquidates an account whose equity falls below maintenance as pushed marks fall', async () => {
     const carol = await user(h.api, h.ex, '10000')
@@ -141,9 +138,9 @@ describe('liquidation and settlement', () => {
     await order(h.api, mm, { side: 'sell', price: '95000', quantity: '1' })
     await order(h.api, carol, { side: 'buy', price: '95000', quantity: '1' })
     await order(h.api, mm, { side: 'buy', price: '89000', quantity: '2' })
-    expect((await pushBtc(h.api, '90500')).status).toBe(200)
+    expect((await pushBtcCurve(h.api, '90500')).status).toBe(200)
     expect((await h.api.get('/perps/positions', carol.cookie)).body).toHaveLength(1)
-    await pushBtc(h.api, '89100')
+    await pushBtcCurve(h.api, '89100')
     expect((await h.api.get('/perps/positions', carol.cookie)).body).toEqual([])
     const steps = (await h.api.get('/perps/liquidations', carol.cookie)).body
     expect(steps).toEqual([
@@ -158,7 +155,7 @@ describe('liquidation and settlement', () => {
     const [f1] = btcFutures()
     const dave = await user(h.api, h.ex, '50000')
     const mm = await user(h.api, h.ex, '50000')
-    await pushBtc(h.api, '95000')
+    await pushBtcCurve(h.api, '95000')
     await h.api.post('/perps/orders', { marketId: f1, side: 'sell', price: '95000', quantity: '0.1' }, mm.cookie)
     await h.api.post('/perps/orders', { marketId: f1, side: 'buy', price: '95000', quantity: '0.1' }, dave.cookie)
     const expiry = Date.parse((await h.api.get('/perps/markets')).body.find((m: any) => m.marketId === f1).expiry)
@@ -182,7 +179,7 @@ describe('liquidation and settlement', () => {
 })
 
 describe('conditional orders', () => {
-  const h = exchangeFor({ MARK_STALE_MS: '3600000' }, (api) => pushBtc(api, '95000'))
+  const h = exchangeFor({ MARK_STALE_MS: '3600000' }, (api) => pushBtcCurve(api, '95000'))
 
   const listed = async (u: SignedIn, id: string) => (await h.api.get('/perps/orders', u.cookie)).body.find((o: any) => o.id === id)
 
@@ -200,7 +197,7 @@ describe('conditional orders', () => {
     expect(await listed(alice, spare.body.id)).toMatchObject({ status: 'canceled', triggeredAt: null })
 
     await order(h.api, mm, { side: 'sell', price: '96100', quantity: '0.01' })
-    await pushBtc(h.api, '96100')
+    await pushBtcCurve(h.api, '96100')
     expect(await listed(alice, stop.body.id)).toMatchObject({ status: 'filled', filledQuantity: '0.01', triggeredAt: expect.stringMatching(ISO) })
     expect((await h.api.get('/perps/positions', alice.cookie)).body[0]).toMatchObject({ marketId: PERP, side: 'long', quantity: '0.01' })
   })
@@ -217,7 +214,7 @@ describe('conditional orders', () => {
     expect(sl).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null })
 
     await order(h.api, mm, { side: 'buy', price: '94900', quantity: '0.02' })
-    await pushBtc(h.api, '94900')
+    await pushBtcCurve(h.api, '94900')
     expect(await listed(bob, sl.id)).toMatchObject({ status: 'filled', triggeredAt: expect.stringMatching(ISO) })
     expect(await listed(bob, tp.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
     expect((await h.api.get('/perps/positions', bob.cookie)).body).toEqual([])

@@ -8,7 +8,7 @@ import type { EngineEvent } from '../../src/engine/events.js'
 import { fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
-import { ADMIN, btcCurveMarks } from '../support/marks.js'
+import { pushBtcCurve } from '../support/marks.js'
 import { SseClient, WsClient, wsUrl } from '../support/streams.js'
 
 let ex: TestExchange
@@ -21,8 +21,6 @@ let bob: SignedIn
 let option: string
 const PERP = 'BTC-PERP'
 const MAX_BUFFER = 65_536
-
-const pushBtc = (price: string) => api.post('/admin/marks', btcCurveMarks(price), ADMIN)
 
 const open = (path: string, on: TestExchange = ex) => WsClient.open(wsUrl(on.url!, path))
 
@@ -47,7 +45,7 @@ async function publish(stream: string, count: number, make: (seq: number) => Pic
 beforeAll(async () => {
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000' })
   api = http(ex.url!)
-  expect((await pushBtc('95000')).status).toBe(200)
+  expect((await pushBtcCurve(api, '95000')).status).toBe(200)
   const node = { db: ex.db, redisPrefix: ex.keys.prefix }
   pingy = await startTestExchange({ ROLES: 'api', WS_PING_TIMEOUT_MS: '300' }, node)
   small = await startTestExchange({ ROLES: 'api', STREAM_MAX_BUFFER_BYTES: String(MAX_BUFFER), STREAM_MAX_CONNECTIONS_PER_IP: '3' }, node)
@@ -123,7 +121,7 @@ describe('the protocol', () => {
 describe('/ws/perps/prices', () => {
   it('acks a subscription, sends PerpPrice envelopes after marks move, and nothing after unsubscribe', async () => {
     const ws = await subscribed('/ws/perps/prices', { type: 'prices', symbol: PERP })
-    expect((await pushBtc('95500')).status).toBe(200)
+    expect((await pushBtcCurve(api, '95500')).status).toBe(200)
     const tick = await ws.json()
     expect(tick).toMatchObject({ eventType: 'PerpPrice', correlationId: expect.any(String), causationId: null, sourceTs: expect.any(Number) })
     expect(tick.payload).toEqual({ kind: 'price', symbol: PERP, price: '95500', tsMs: tick.engineTs })
@@ -133,7 +131,7 @@ describe('/ws/perps/prices', () => {
     expect(await ws.json()).toEqual({ type: 'ack', method: 'unsubscribe', subscription: { type: 'prices', symbol: PERP } })
     // Another subscriber sees the next tick; the unsubscribed socket's next message is the pong.
     const witness = await subscribed('/ws/perps/prices', { type: 'prices', symbol: PERP })
-    expect((await pushBtc('95600')).status).toBe(200)
+    expect((await pushBtcCurve(api, '95600')).status).toBe(200)
     expect((await witness.json()).payload.price).toBe('95600')
     ws.send('ping')
     expect(await ws.messages.next()).toBe('pong')
@@ -143,9 +141,9 @@ describe('/ws/perps/prices', () => {
 
   it('replays what followed fromSeq, then goes on live; and answers ResyncRequired when the buffer no longer has it', async () => {
     const first = await subscribed('/ws/perps/prices', { type: 'prices', symbol: PERP })
-    expect((await pushBtc('95700')).status).toBe(200)
+    expect((await pushBtcCurve(api, '95700')).status).toBe(200)
     const a = await first.json()
-    expect((await pushBtc('95800')).status).toBe(200)
+    expect((await pushBtcCurve(api, '95800')).status).toBe(200)
     const b = await first.json()
     expect(b.eventSeq).toBe(a.eventSeq + 1)
     first.close()
@@ -153,7 +151,7 @@ describe('/ws/perps/prices', () => {
     const replay = await subscribed('/ws/perps/prices', { type: 'prices', symbol: PERP, fromSeq: a.eventSeq - 1 })
     expect(await replay.json()).toEqual(a)
     expect(await replay.json()).toEqual(b)
-    expect((await pushBtc('95900')).status).toBe(200)
+    expect((await pushBtcCurve(api, '95900')).status).toBe(200)
     expect(await replay.json()).toMatchObject({ eventSeq: b.eventSeq + 1, payload: { price: '95900' } })
     replay.close()
 
@@ -161,7 +159,7 @@ describe('/ws/perps/prices', () => {
     await ex.redis.xtrim(ex.keys.eventLog(`prices:${PERP}`), 'MAXLEN', 1)
     const late = await subscribed('/ws/perps/prices', { type: 'prices', symbol: PERP, fromSeq: 0 })
     expect(await late.json()).toMatchObject({ eventType: 'ResyncRequired', eventSeq: b.eventSeq + 1, payload: { kind: 'resync', fromSeq: 0, resumesAfterSeq: b.eventSeq + 1 } })
-    expect((await pushBtc('96000')).status).toBe(200)
+    expect((await pushBtcCurve(api, '96000')).status).toBe(200)
     expect(await late.json()).toMatchObject({ eventType: 'PerpPrice', eventSeq: b.eventSeq + 2 })
     late.close()
   })

@@ -2,6 +2,7 @@
 // perpetual's index follows (the curve DESIGN.md §5 builds it from).
 import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
 import { TEST_ADMIN_TOKEN } from './exchange.js'
+import type { Http } from './http.js'
 
 /** Headers of an operator call. */
 export const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
@@ -11,3 +12,6 @@ export const btcFutures = (): string[] => nextQuarterlyExpiries(Date.now(), 2).m
 
 /** A `POST /admin/marks` body putting the BTC spot and both quarterlies at `price`. */
 export const btcCurveMarks = (price: string) => ({ marks: ['BTC-USDC-SPOT', ...btcFutures()].map((marketId) => ({ marketId, price })) })
+
+/** Pushes btcCurveMarks(price) as the operator. */
+export const pushBtcCurve = (api: Http, price: string) => api.post('/admin/marks', btcCurveMarks(price), ADMIN)
