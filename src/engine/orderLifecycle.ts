@@ -3,7 +3,7 @@ import type { OrderSpec } from '../domain/orders.js'
 import { BUY, SELL } from './book/types.js'
 import type { Ctx } from './context.js'
 import type { MarketRuntime } from './marketRuntime.js'
-import { remainingLots, type Order } from './order.js'
+import { isWaiting, remainingLots, type Order } from './order.js'
 import { reserve, trackOpen } from './reservations.js'
 import type { Account } from './account.js'
 
@@ -75,6 +75,6 @@ export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status
 export function retire(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): void {
   reserve(account, market, order)
   ctx.state.orders.delete(order.id)
-  ctx.state.waiting.get(order.marketId)?.delete(order)
+  if (isWaiting(order)) ctx.state.waiting.get(order.marketId)?.delete(order)
   trackOpen(account, order, false)
 }

@@ -15,6 +15,7 @@ import type { TwapState } from './expiry.js'
 import { isWaiting, remainingLots, type Order } from './order.js'
 import { reserve, trackOpen } from './reservations.js'
 import { EngineState, type Mark } from './state.js'
+import { waitingIn } from './triggers.js'
 
 export const SNAPSHOT_VERSION = 3
 
@@ -31,7 +32,6 @@ const perpState = (p: PerpState): PerpState => ({
   accum: p.accum,
   accumTo: p.accumTo,
   current: p.current,
-  lastRate: p.lastRate,
 })
 
 const twapState = (t: TwapState): TwapState => ({ sum: t.sum, ms: t.ms, at: t.at, ticks: t.ticks })
@@ -163,11 +163,8 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     const account = state.account(o.userId)
     const order: Order = { ...o, account, reserved: 0n, heldLots: 0, heldPrice: 0, openSlot: -1 }
     const market = state.markets.get(o.marketId)!
-    if (isWaiting(order)) {
-      let waiting = state.waiting.get(o.marketId)
-      if (!waiting) state.waiting.set(o.marketId, (waiting = new Set()))
-      waiting.add(order)
-    } else market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
+    if (isWaiting(order)) waitingIn(state, o.marketId).add(order)
+    else market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
     state.orders.set(o.id, order)
     trackOpen(account, order, true)
     reserve(account, market, order)

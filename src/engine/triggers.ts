@@ -7,11 +7,12 @@ import { DomainError } from '../domain/errors.js'
 import type { OrderSpec } from '../domain/orders.js'
 import type { Account } from './account.js'
 import type { Ctx } from './context.js'
+import type { EngineState } from './state.js'
 import { admit, checkMarginMode, execute } from './handlers/orders.js'
 import { governingMark } from './margin.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import { remainingLots, type Order } from './order.js'
-import { newOrder, retire } from './orderLifecycle.js'
+import { closeOrder, newOrder, retire } from './orderLifecycle.js'
 import { trackOpen } from './reservations.js'
 
 /** Whether a waiting order fires when the mark rises to its trigger (else when it falls to it). */
@@ -47,9 +48,10 @@ export function checkAttached(ctx: Ctx, market: MarketRuntime, spec: OrderSpec):
   }
 }
 
-function waitingIn(ctx: Ctx, marketId: string): Set<Order> {
-  let set = ctx.state.waiting.get(marketId)
-  if (!set) ctx.state.waiting.set(marketId, (set = new Set()))
+/** The market's waiting orders, the set created when first needed. */
+export function waitingIn(state: EngineState, marketId: string): Set<Order> {
+  let set = state.waiting.get(marketId)
+  if (!set) state.waiting.set(marketId, (set = new Set()))
   return set
 }
 
@@ -58,7 +60,7 @@ export function wait(ctx: Ctx, market: MarketRuntime, order: Order): void {
   const account = order.account
   ctx.state.orders.set(order.id, order)
   trackOpen(account, order, true)
-  waitingIn(ctx, market.spec.id).add(order)
+  waitingIn(ctx.state, market.spec.id).add(order)
   ctx.touchOrder(order)
 }
 
@@ -129,13 +131,7 @@ function fire(ctx: Ctx, market: MarketRuntime, o: Order): void {
   o.triggeredAt = ctx.now
   o.updatedAt = ctx.now
   const sibling = siblingOf(ctx, o)
-  if (sibling) {
-    sibling.status = 'canceled'
-    sibling.cancelReason = 'oco'
-    sibling.updatedAt = ctx.now
-    retire(ctx, account, market, sibling)
-    ctx.touchOrder(sibling)
-  }
+  if (sibling) closeOrder(ctx, market, sibling, 'canceled', 'oco', false)
   try {
     const limit = admit(ctx, account, market, { ...o, lots: remainingLots(o), marginMode: o.marginMode ?? 'cross' })
     o.seq = ctx.state.next('orderSeq')
