@@ -12,7 +12,8 @@ import { streams } from './events.js'
 import { move } from './ledger.js'
 import type { MarketRuntime } from './marketRuntime.js'
 
-/** Samples the premium EMA averages over (one per mark refresh or tick, about a minute's worth). */
+/** Samples the premium EMA averages over: one per Tick (each second) and per mark of the family, so at
+ * most about a minute's worth, less while the feed marks more often. */
 export const PREMIUM_EMA_SAMPLES = 60
 /** Fractions (premium over index, funding rates) are integers in units of 1e-10. */
 export const FRACTION_SCALE = 10_000_000_000
@@ -28,8 +29,6 @@ export interface PerpState {
   accumTo: number
   /** The mark's premium fraction over the index in effect since `accumTo` (1e-10). */
   current: number
-  /** Rate of the last settled period (1e-10). */
-  lastRate: number
 }
 
 export interface FundingRow {
@@ -49,11 +48,11 @@ export interface FundingRow {
 
 export function newPerpState(market: MarketRuntime, now: number): PerpState {
   const interval = market.spec.fundingIntervalMs!
-  return { premiumEma: 0, periodEnd: (Math.floor(now / interval) + 1) * interval, accum: 0, accumTo: now, current: 0, lastRate: 0 }
+  return { premiumEma: 0, periodEnd: (Math.floor(now / interval) + 1) * interval, accum: 0, accumTo: now, current: 0 }
 }
 
 /** The family's front and next futures still trading at the engine's time, nearest first. */
-export function liveFutures(ctx: Ctx, family: string): MarketRuntime[] {
+function liveFutures(ctx: Ctx, family: string): MarketRuntime[] {
   const out: MarketRuntime[] = []
   for (const m of ctx.state.markets.values()) {
     if (m.spec.family === family && m.spec.type === 'future' && m.status !== 'settled' && m.spec.expiryMs! > ctx.now) out.push(m)
@@ -112,12 +111,9 @@ export function refreshPerpetual(ctx: Ctx, family: string, setMark: (perp: Marke
 export function advanceFunding(ctx: Ctx, perp: MarketRuntime): void {
   const s = perp.perp!
   const interval = perp.spec.fundingIntervalMs!
-  const maxRate = D(perp.spec.fundingMaxRateBps ?? '0').mul(FRACTION_SCALE / 10_000).toNumber()
   while (ctx.now >= s.periodEnd) {
     s.accum += s.current * (s.periodEnd - s.accumTo)
-    const rate = Math.max(-maxRate, Math.min(maxRate, Math.trunc(s.accum / interval)))
-    settleFunding(ctx, perp, s.periodEnd, rate)
-    s.lastRate = rate
+    settleFunding(ctx, perp, s.periodEnd, periodRate(perp, s.accum))
     s.accum = 0
     s.accumTo = s.periodEnd
     s.periodEnd += interval
@@ -130,10 +126,13 @@ export function advanceFunding(ctx: Ctx, perp: MarketRuntime): void {
 /** The running estimate of the current period's rate (1e-10), for market statistics. */
 export function estimatedRate(perp: MarketRuntime, now: number): number {
   const s = perp.perp!
-  const interval = perp.spec.fundingIntervalMs!
+  return periodRate(perp, s.accum + s.current * Math.max(0, now - s.accumTo))
+}
+
+/** A period's rate (1e-10) from its premium integrated over time, clamped to the market's maximum. */
+function periodRate(perp: MarketRuntime, accum: number): number {
   const maxRate = D(perp.spec.fundingMaxRateBps ?? '0').mul(FRACTION_SCALE / 10_000).toNumber()
-  const accum = s.accum + s.current * Math.max(0, now - s.accumTo)
-  return Math.max(-maxRate, Math.min(maxRate, Math.trunc(accum / interval)))
+  return Math.max(-maxRate, Math.min(maxRate, Math.trunc(accum / perp.spec.fundingIntervalMs!)))
 }
 
 /** A rate in 1e-10 as a decimal string. */

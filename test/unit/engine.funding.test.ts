@@ -64,7 +64,7 @@ describe('funding', () => {
     const changes = h.engine.takeChanges()
     // A premium above 1% for most of the period: the rate is clamped at 25 bps.
     const market = h.engine.state.markets.get(PERP)!
-    expect(market.perp!.lastRate).toBe(0.0025 * FRACTION_SCALE)
+    expect(changes.funding[0]!.rate).toBe(0.0025 * FRACTION_SCALE)
     const markTicks = changes.funding[0]!.markTicks
     const due = market.notional(markTicks, 1_000) * 25n // × 25 bps
     const alicePays = (due + 9_999n) / 10_000n
