@@ -73,7 +73,7 @@ export async function benchMargin(): Promise<void> {
     if (held !== n) throw new Error(`expected ${n} positions, have ${held}`)
     const target = derivatives[0]!
     const market = engine.state.markets.get(target.id)!
-    // A bid one band-width-safe step under the mark: rests, never trades.
+    // A bid at the bottom of the price band: rests, never trades.
     const bid = engine.state.markTicks.get(target.id)!.bandLow + 1
 
     const check = new Float64Array(CHECKS)

@@ -31,10 +31,10 @@ describe('liquidation', () => {
     longAlice(10_000, '1') // IM 9,500 of 10,000
     h.placeOk('alice', { side: 'buy', price: '90000', quantity: '0.01' }) // an open order, to be cancelled
     h.placeOk('mm', { side: 'buy', price: '89900', quantity: '2' }) // the bid the liquidation sells into
-    // A fall to 90,000: equity 10,000 − 4.75 − 5,000 ≈ 4,995 < MM 4,500? not yet. To 89,900: equity ≈ 4,895 > 4,495.
-    h.marks({ BTC: '90000' })
+    // Equity is 10,000 − 4.75 (fee) − the fall; MM is 5% of the mark.
+    h.marks({ BTC: '90000' }) // 4,995.25 ≥ 4,500: safe
     expect(h.engine.state.accounts.get('alice')!.positions.get(PERP)!.lots).toBe(1_000)
-    h.marks({ BTC: '89600' }) // equity ≈ 4,595 − fee… below MM 4,480? 10,000 − 4.75 − 5,400 = 4,595.25 ≥ 4,480: still safe
+    h.marks({ BTC: '89600' }) // 4,595.25 ≥ 4,480: still safe
     h.engine.takeChanges()
     h.marks({ BTC: '89300' }) // 10,000 − 4.75 − 5,700 = 4,295.25 < 4,465: liquidate
     const c = h.engine.takeChanges()
