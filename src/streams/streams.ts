@@ -142,8 +142,7 @@ export class Streams {
         current = { ...current!, walletBalance: b.wallet, tradableBalance: b.spot, spotBalance: b.spot, perpsBalance: b.perps, optionsBalance: b.options }
         sub.frame(makeFrame({ ...f.env, payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot }))
       }
-      const tail = await Tail.open({ hub: this.hub, stream, snapshot, emit, fail: (err) => sub.end(err) })
-      return { close: () => tail.close(), resync: tail.resync }
+      return this.tail({ frame: emit, end: (err) => sub.end(err) }, { stream, snapshot })
     })
   }
 
