@@ -10,8 +10,8 @@ import { connectRedis } from '../../src/bus/redis.js'
 import { D } from '../../src/domain/decimal.js'
 import { MAKER_KEY_NAME, SIM_QUOTE_ID } from '../../src/maker/simMaker.js'
 import { signIn, type SignedIn } from '../support/auth.js'
-import { REDIS_URL, startTestExchange, type TestExchange } from '../support/exchange.js'
-import { http, type Http } from '../support/http.js'
+import { exchangeFor, REDIS_URL, startTestExchange, type TestExchange } from '../support/exchange.js'
+import type { Http } from '../support/http.js'
 
 const SIM = { ROLES: 'api,engine,scheduler,maker', SIM_MAKER: 'true', MARK_FEED: 'sim', MARK_FEED_INTERVAL_MS: '200', MAKER_INTERVAL_MS: '300', TICK_INTERVAL_MS: '200' }
 const WAIT_MS = 25_000
@@ -118,24 +118,22 @@ async function twoSidedBooks(api: Http, watch: EventWatch, markets: readonly str
 
 const signInAs = (api: Http, ex: TestExchange, key: `0x${string}`): Promise<SignedIn> => signIn(api, ex.url!, privateKeyToAccount(key))
 
-describe('on a fresh install', () => {
-  let ex: TestExchange
-  let api: Http
-  let watch: EventWatch
-  let markets: string[]
-
+/** A simulating exchange for one describe block (exchangeFor), with its event watch and its active linear markets. */
+function simExchange(env: Record<string, string> = {}) {
+  const h = exchangeFor({ ...SIM, ...env }) as { ex: TestExchange; api: Http; watch: EventWatch; markets: string[] }
   beforeAll(async () => {
-    ex = await startTestExchange(SIM)
-    api = http(ex.url!)
-    watch = await EventWatch.open(ex)
-    markets = await activeLinear(api)
+    h.watch = await EventWatch.open(h.ex)
+    h.markets = await activeLinear(h.api)
   })
-  afterAll(async () => {
-    watch?.close()
-    await ex?.close()
-  })
+  afterAll(() => h.watch?.close())
+  return h
+}
+
+describe('on a fresh install', () => {
+  const h = simExchange()
 
   it('gives every active linear market a live two-sided book within seconds', async () => {
+    const { api, watch, markets } = h
     expect(markets).toHaveLength(12)
     const books = await twoSidedBooks(api, watch, markets)
     for (const [id, b] of books) {
@@ -144,6 +142,7 @@ describe('on a fresh install', () => {
   })
 
   it('trades: the taker takes from the ladders, and candles appear for the traded markets', async () => {
+    const { ex, api, watch } = h
     const traded = await watch.until('trades on two markets', () => (watch.trades.size >= 2 ? [...watch.trades.keys()] : undefined))
     for (const id of traded.slice(0, 2)) {
       const candles = (await api.get(`/perps/ohlc?symbol=${encodeURIComponent(id)}&resolution=1`)).body as Array<{ volume: string }>
@@ -157,6 +156,7 @@ describe('on a fresh install', () => {
   })
 
   it('quotes as an ordinary user: its ladders are its own orders, placed with its own trade key, at the market-maker tier', async () => {
+    const { ex, api, markets } = h
     const house = await signInAs(api, ex, ex.config.makerPrivateKey)
     expect((await api.get('/auth/me', house.cookie)).body.rateTier).toBe(ex.config.mmRateMultiple)
     const keys = ((await api.get('/perps/me/api-keys', house.cookie)).body.keys as Array<Record<string, unknown>>).filter((k) => k.status === 'active')
@@ -180,25 +180,15 @@ describe('on a fresh install', () => {
 })
 
 describe('with SIM_MAKER=false', () => {
-  let ex: TestExchange
-  let watch: EventWatch
-
-  beforeAll(async () => {
-    ex = await startTestExchange({ ...SIM, SIM_MAKER: 'false' })
-    watch = await EventWatch.open(ex)
-  })
-  afterAll(async () => {
-    watch?.close()
-    await ex?.close()
-  })
+  const h = simExchange({ SIM_MAKER: 'false' })
 
   it('quotes nothing: the books stay empty while marks tick', async () => {
+    const { ex, api, watch, markets } = h
     expect(ex.maker).toBeNull()
-    const api = http(ex.url!)
     // About 12 marks a tick every 200 ms: some 3 s of marks, ten maker intervals and more than a
     // running maker needs to sign in, fund and quote (see the fresh-install test).
     await watch.more('mark events', () => watch.markEvents, 200)
-    for (const id of await activeLinear(api)) {
+    for (const id of markets) {
       expect((await api.get(`/perps/orderbook/${id}`)).body, id).toMatchObject({ bids: [], asks: [] })
     }
     expect(watch.totalBookEvents).toBe(0)
@@ -208,19 +198,10 @@ describe('with SIM_MAKER=false', () => {
 })
 
 describe('bound to one specific address', () => {
-  let ex: TestExchange
-  let watch: EventWatch
-
-  beforeAll(async () => {
-    ex = await startTestExchange({ ...SIM, HOST: '127.0.0.2' })
-    watch = await EventWatch.open(ex)
-  })
-  afterAll(async () => {
-    watch?.close()
-    await ex?.close()
-  })
+  const h = simExchange({ HOST: '127.0.0.2' })
 
   it('signs in through that address: the node accepts its own address as a SIWE domain by default', async () => {
+    const { ex, watch } = h
     expect(new URL(ex.url!).hostname).toBe('127.0.0.2')
     await watch.until('the house signed in', () => ex.logs.some((l) => l.includes('sim maker signed in')))
     expect(ex.logs.filter((l) => l.includes('INVALID_SIGNATURE'))).toEqual([])
@@ -228,28 +209,15 @@ describe('bound to one specific address', () => {
 })
 
 describe('restarts and a second instance', () => {
-  let a: TestExchange
+  const h = simExchange()
   let b: TestExchange | undefined
-  let api: Http
-  let watch: EventWatch
-  let markets: string[]
-
-  beforeAll(async () => {
-    a = await startTestExchange(SIM)
-    api = http(a.url!)
-    watch = await EventWatch.open(a)
-    markets = await activeLinear(api)
-  })
-  afterAll(async () => {
-    watch?.close()
-    await b?.close()
-    await a?.close()
-  })
+  afterAll(() => b?.close())
 
   const genesisCount = async () =>
-    (await a.pool.query(`SELECT count(DISTINCT "refId")::int AS n FROM ledger_entries WHERE kind = 'genesis'`)).rows[0].n as number
+    (await h.ex.pool.query(`SELECT count(DISTINCT "refId")::int AS n FROM ledger_entries WHERE kind = 'genesis'`)).rows[0].n as number
 
   it('quotes from one instance at a time, mints the genesis once, and hands over on a clean stop', async () => {
+    const { ex: a, api, watch, markets } = h
     await twoSidedBooks(api, watch, markets)
     b = await startTestExchange({ ...SIM, ROLES: 'api,maker' }, { db: a.db, redisPrefix: a.config.redisPrefix })
     expect(await a.redis.get(a.keys.makerLease)).toBe(a.instanceId)

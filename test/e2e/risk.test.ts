@@ -2,13 +2,13 @@
 // funding paid to the micro-USDC, a liquidation driven by pushed marks, a settlement across an expiry.
 // Time travel: the engine's clock is the running maximum of command times, so a test moves it forward
 // by sending the scheduler's Tick (or a mark) with a later timestamp through the command bus.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { D } from '../../src/domain/decimal.js'
 import { runListing } from '../../src/scheduler/listingJob.js'
 import { expectError, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { watchEvent } from '../support/events.js'
-import { startTestExchange, type TestExchange } from '../support/exchange.js'
-import { DECIMAL, http, ISO, type Http } from '../support/http.js'
+import { exchangeFor, type TestExchange } from '../support/exchange.js'
+import { DECIMAL, ISO, type Http } from '../support/http.js'
 import { ADMIN, btcFutures, pushBtcCurve } from '../support/marks.js'
 
 const PERP = 'BTC-PERP'
@@ -20,18 +20,6 @@ async function user(api: Http, ex: TestExchange, perps: string): Promise<SignedI
 }
 
 const order = (api: Http, u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
-
-/** An exchange (api, engine, scheduler) for one describe block: started before its tests, closed after. */
-function exchangeFor(env: Record<string, string>, ready?: (api: Http) => Promise<unknown>): { ex: TestExchange; api: Http } {
-  const h = {} as { ex: TestExchange; api: Http }
-  beforeAll(async () => {
-    h.ex = await startTestExchange({ ROLES: 'api,engine,scheduler', ...env })
-    h.api = http(h.ex.url!)
-    await ready?.(h.api)
-  })
-  afterAll(() => h.ex?.close())
-  return h
-}
 
 describe('fail-closed marks', () => {
   const h = exchangeFor({ MARK_FEED: 'sim', MARK_FEED_INTERVAL_MS: '100', MARK_STALE_MS: '300' })

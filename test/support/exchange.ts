@@ -1,13 +1,15 @@
 // Starts a real exchange for a test: its own database (cloned from the run's migrated template), its own
 // Redis key prefix, HTTP on a free port, logs captured in memory. close() stops it and removes both.
 //   const ex = await startTestExchange({ ROLES: 'api,engine,scheduler' }); afterAll(() => ex.close())
+//   const h = exchangeFor({ MARK_STALE_MS: '3600000' }) // in a describe block; h.ex and h.api in its tests
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import pino from 'pino'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { connectRedis } from '../../src/bus/redis.js'
 import { loadConfig } from '../../src/config/env.js'
 import { startExchange, type Exchange, type StartOptions } from '../../src/server.js'
+import { http, type Http } from './http.js'
 import { createTestDatabase, type TestDatabase } from './testDb.js'
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
@@ -82,4 +84,19 @@ export async function startTestExchange(env: Record<string, string> = {}, opts: 
       if (!opts.db) await db.drop()
     },
   }
+}
+
+/**
+ * An exchange for one describe block (ROLES api,engine,scheduler unless `env` names others): started
+ * before its tests, `ready` run once it serves, closed after them.
+ */
+export function exchangeFor(env: Record<string, string> = {}, ready?: (api: Http) => Promise<unknown>): { ex: TestExchange; api: Http } {
+  const h = {} as { ex: TestExchange; api: Http }
+  beforeAll(async () => {
+    h.ex = await startTestExchange({ ROLES: 'api,engine,scheduler', ...env })
+    h.api = http(h.ex.url!)
+    await ready?.(h.api)
+  })
+  afterAll(() => h.ex?.close())
+  return h
 }
