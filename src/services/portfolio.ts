@@ -67,13 +67,21 @@ export async function positions(md: MarketData, reads: AccountReads, userId: str
 
 export async function walletBalance(reads: AccountReads, userId: string): Promise<WalletBalance> {
   const [b, deposits, pending] = await Promise.all([reads.balances(userId), reads.depositTotal(userId), reads.pendingWithdrawalTotal(userId)])
+  return { onchainDepositTotal: deposits, ...bucketBalances(b), pendingWithdrawalTotal: pending }
+}
+
+/**
+ * The wallet balance's bucket fields from the amounts by bucket (a missing bucket is zero): one mapping
+ * for GET /wallet/balance and the balance stream's BalanceUpdate events (src/streams/streams.ts).
+ */
+export function bucketBalances(
+  b: Partial<Record<'wallet' | 'spot' | 'perps' | 'options', string>>,
+): Pick<WalletBalance, 'tradableBalance' | 'walletBalance' | 'spotBalance' | 'perpsBalance' | 'optionsBalance'> {
   return {
-    onchainDepositTotal: deposits,
-    tradableBalance: b['spot'] ?? '0',
-    walletBalance: b['wallet'] ?? '0',
-    spotBalance: b['spot'] ?? '0',
-    perpsBalance: b['perps'] ?? '0',
-    optionsBalance: b['options'] ?? '0',
-    pendingWithdrawalTotal: pending,
+    tradableBalance: b.spot ?? '0',
+    walletBalance: b.wallet ?? '0',
+    spotBalance: b.spot ?? '0',
+    perpsBalance: b.perps ?? '0',
+    optionsBalance: b.options ?? '0',
   }
 }

@@ -13,7 +13,7 @@ import type { Config } from '../config/env.js'
 import { DomainError } from '../domain/errors.js'
 import { streams as names } from '../engine/events.js'
 import type { MarketData } from '../services/marketData.js'
-import { walletBalance, type WalletBalance } from '../services/portfolio.js'
+import { bucketBalances, walletBalance, type WalletBalance } from '../services/portfolio.js'
 import type { AccountReads } from '../store/accountReads.js'
 import type { ListedMarket } from '../store/marketRows.js'
 import { EventHub } from './eventHub.js'
@@ -36,6 +36,7 @@ export interface StreamsDeps {
 /** A balance stream message: the wallet balance (GET /wallet/balance) as it stands after the event. */
 export type BalanceSnapshot = WalletBalance & { kind: 'snapshot' }
 
+/** A BalanceUpdate event's payload (BalancePayload in src/engine/payloads.ts). */
 interface BucketPayload {
   wallet: string
   spot: string
@@ -138,8 +139,7 @@ export class Streams {
       }
       const emit = (f: Frame) => {
         if (f.env.eventType !== 'BalanceUpdate') return sub.frame(f)
-        const b = f.env.payload as BucketPayload
-        current = { ...current!, walletBalance: b.wallet, tradableBalance: b.spot, spotBalance: b.spot, perpsBalance: b.perps, optionsBalance: b.options }
+        current = { ...current!, ...bucketBalances(f.env.payload as BucketPayload) }
         sub.frame(makeFrame({ ...f.env, payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot }))
       }
       return this.tail({ frame: emit, end: (err) => sub.end(err) }, { stream, snapshot })
