@@ -5,10 +5,9 @@ import { D } from '../domain/decimal.js'
 import { engineId } from '../domain/ids.js'
 import type { Ctx } from './context.js'
 import { cancelOrders } from './handlers/orders.js'
-import { move } from './ledger.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { PositionEventRow } from './positionEvents.js'
-import { applyToPosition } from './settlement.js'
+import { movePosition } from './settlement.js'
 
 export const SETTLEMENT_TWAP_MS = 30 * 60_000
 
@@ -74,19 +73,8 @@ export function settleFuture(ctx: Ctx, market: MarketRuntime): void {
     const closed = Math.abs(lots)
     const notional = market.notional(price, closed)
     const id = engineId(ctx.now, ctx.state.next('settlement'))
-    const pnl = applyToPosition(market, p, lots > 0 ? 'sell' : 'buy', closed, price, notional)
-    if (pnl !== 0n) move(ctx, ctx.state.system, 'clearing', account, 'perps', pnl, 'settlement', id)
-    let insurance = 0n
-    if (p.marginMode === 'isolated') {
-      // The position's margin is released; a loss beyond it is covered, as isolation promises.
-      if (pnl < 0n && -pnl > p.isolatedMargin) {
-        insurance = -pnl - p.isolatedMargin
-        move(ctx, ctx.state.system, 'insurance', account, 'perps', insurance, 'insurance', id)
-      }
-      p.isolatedMargin = 0n
-    }
-    p.updatedAt = ctx.now
-    ctx.touchPosition(account, p)
+    // An isolated position's margin is released; a loss beyond it is covered, as isolation promises.
+    const { pnl, insurance } = movePosition(ctx, market, account, p, lots > 0 ? 'sell' : 'buy', closed, price, notional, id, 'settlement')
     const row: PositionEventRow = {
       id, kind: 'settlement', userId: account.userId, marketId: market.spec.id, orderId: null, marginMode: p.marginMode,
       lots, closedLots: closed, notional, pnl, fee: 0n, insurance, equity: null, maintenanceMargin: null, at: ctx.now,

@@ -35,11 +35,13 @@ function positionFor(ctx: Ctx, account: Account, market: MarketRuntime, order: O
  * the cross available), closing lots release their share. A loss on closing beyond the margin released
  * is the insurance fund's, not the cross account's: that is what isolation promises.
  */
-function settleIsolated(ctx: Ctx, market: MarketRuntime, account: Account, p: Position, move_: { held: number; closed: number; opened: number }, priceTicks: number, pnl: bigint, refId: string): void {
+function settleIsolated(ctx: Ctx, market: MarketRuntime, account: Account, p: Position, move_: { held: number; closed: number; opened: number }, priceTicks: number, pnl: bigint, refId: string): bigint {
   const { held, closed, opened } = move_
   const released = closed === 0 ? 0n : closed === held ? p.isolatedMargin : (p.isolatedMargin * BigInt(closed)) / BigInt(held)
   p.isolatedMargin += applyRate(market.notional(priceTicks, opened), market.initialMargin) - released
-  if (pnl < 0n && -pnl > released) move(ctx, ctx.state.system, 'insurance', account, 'perps', -pnl - released, 'insurance', refId)
+  if (!(pnl < 0n && -pnl > released)) return 0n
+  move(ctx, ctx.state.system, 'insurance', account, 'perps', -pnl - released, 'insurance', refId)
+  return -pnl - released
 }
 
 /** cost × part / whole, rounded up or down. */
@@ -106,16 +108,20 @@ function moveHolding(ctx: Ctx, market: MarketRuntime, account: Account, order: O
   ctx.touchPosition(account, p)
 }
 
-/** One side's derivative position moves by a fill; realized PnL is paid through the clearing account. */
-function movePosition(ctx: Ctx, market: MarketRuntime, account: Account, order: Order, lots: number, priceTicks: number, notional: bigint, matchId: string): void {
-  const p = positionFor(ctx, account, market, order)
+/**
+ * Moves a derivative position by `lots` on `side` at `priceTicks` (a fill, or closing at settlement):
+ * realized PnL is paid through the clearing account as `kind`, an isolated position's margin follows
+ * its size. Returns the PnL and what the insurance fund covered.
+ */
+export function movePosition(ctx: Ctx, market: MarketRuntime, account: Account, p: Position, side: 'buy' | 'sell', lots: number, priceTicks: number, notional: bigint, refId: string, kind: 'realized_pnl' | 'settlement'): { pnl: bigint; insurance: bigint } {
   const held = Math.abs(p.lots)
-  const closed = held > 0 && p.lots > 0 === (order.side === 'sell') ? Math.min(lots, held) : 0
-  const pnl = applyToPosition(market, p, order.side, lots, priceTicks, notional)
-  if (pnl !== 0n) move(ctx, ctx.state.system, 'clearing', account, 'perps', pnl, 'realized_pnl', matchId)
-  if (p.marginMode === 'isolated') settleIsolated(ctx, market, account, p, { held, closed, opened: lots - closed }, priceTicks, pnl, matchId)
+  const closed = held > 0 && p.lots > 0 === (side === 'sell') ? Math.min(lots, held) : 0
+  const pnl = applyToPosition(market, p, side, lots, priceTicks, notional)
+  if (pnl !== 0n) move(ctx, ctx.state.system, 'clearing', account, 'perps', pnl, kind, refId)
+  const insurance = p.marginMode === 'isolated' ? settleIsolated(ctx, market, account, p, { held, closed, opened: lots - closed }, priceTicks, pnl, refId) : 0n
   p.updatedAt = ctx.now
   ctx.touchPosition(account, p)
+  return { pnl, insurance }
 }
 
 /** Settles `lots` between the taker and the resting maker at the maker's price. */
@@ -149,8 +155,8 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
     moveHolding(ctx, market, takerAccount, taker, lots, priceTicks, notional)
     moveHolding(ctx, market, makerAccount, maker, lots, priceTicks, notional)
   } else {
-    movePosition(ctx, market, takerAccount, taker, lots, priceTicks, notional, matchId)
-    movePosition(ctx, market, makerAccount, maker, lots, priceTicks, notional, matchId)
+    movePosition(ctx, market, takerAccount, positionFor(ctx, takerAccount, market, taker), taker.side, lots, priceTicks, notional, matchId, 'realized_pnl')
+    movePosition(ctx, market, makerAccount, positionFor(ctx, makerAccount, market, maker), maker.side, lots, priceTicks, notional, matchId, 'realized_pnl')
   }
   move(ctx, takerAccount, bucket, system, 'fees', takerFee, 'fee', matchId)
   move(ctx, makerAccount, bucket, system, 'fees', makerFee, 'fee', matchId)
