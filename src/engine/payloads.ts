@@ -58,6 +58,19 @@ export class BalancePayload {
   }
 }
 
+/**
+ * The order book stream's payload on the wire: an OrderbookSnapshot (bids and asks, best first, read from
+ * the book by the API: src/streams/streams.ts) or an OrderbookDelta (the changed levels: BookDeltaPayload).
+ */
+export interface BookPayload {
+  kind: 'snapshot' | 'delta'
+  marketId: string
+  sequence: number
+  bids?: Array<[string, string]>
+  asks?: Array<[string, string]>
+  changes?: Array<{ side: 'bid' | 'ask'; price: string; size: string }>
+}
+
 /** Changed levels as flat [side (0 bid, 1 ask), priceTicks, lots] triples. */
 export class BookDeltaPayload {
   constructor(
@@ -65,9 +78,9 @@ export class BookDeltaPayload {
     readonly sequence: number,
     private readonly levels: number[],
   ) {}
-  toJSON() {
+  toJSON(): BookPayload {
     const m = this.market
-    const changes = []
+    const changes: NonNullable<BookPayload['changes']> = []
     for (let i = 0; i < this.levels.length; i += 3) {
       changes.push({ side: this.levels[i] === 0 ? 'bid' : 'ask', price: m.prices.format(this.levels[i + 1]!), size: m.quantities.format(this.levels[i + 2]!) })
     }

@@ -3,17 +3,11 @@
 // size at either, changes. A quote is state, not history: a subscriber's first frame is the current top,
 // and its eventSeq is the book sequence it was taken at, so it is the same on every node.
 import { streams } from '../engine/events.js'
+import type { BookPayload } from '../engine/payloads.js'
 import type { EventHub } from './eventHub.js'
 import { makeFrame, type Frame } from './frame.js'
 import type { OpenStream, Subscriber } from './subscriber.js'
 import { Tail } from './tail.js'
-
-interface BookPayload {
-  kind: 'snapshot' | 'delta'
-  bids?: Array<[string, string]>
-  asks?: Array<[string, string]>
-  changes?: Array<{ side: 'bid' | 'ask'; price: string; size: string }>
-}
 
 export interface QuotePayload {
   kind: 'quote'

@@ -12,6 +12,7 @@ import { familyCatalog, CATALOG } from '../config/catalog.js'
 import type { Config } from '../config/env.js'
 import { DomainError } from '../domain/errors.js'
 import { streams as names } from '../engine/events.js'
+import type { BookPayload } from '../engine/payloads.js'
 import type { MarketData } from '../services/marketData.js'
 import { bucketBalances, walletBalance, type WalletBalance } from '../services/portfolio.js'
 import type { AccountReads } from '../store/accountReads.js'
@@ -165,7 +166,7 @@ export class Streams {
       eventType: 'OrderbookSnapshot',
       eventSeq: b.sequence,
       engineTs: Date.parse(b.timestamp),
-      payload: { kind: 'snapshot', marketId: b.marketId, sequence: b.sequence, bids: b.bids, asks: b.asks },
+      payload: { kind: 'snapshot', marketId: b.marketId, sequence: b.sequence, bids: b.bids, asks: b.asks } satisfies BookPayload,
     })
   }
 

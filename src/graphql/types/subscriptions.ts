@@ -5,6 +5,7 @@
 // ResyncRequired event, whose payload is null, says to refetch).
 import type { ObjectRef } from '@pothos/core'
 import { DomainError } from '../../domain/errors.js'
+import type { BookPayload } from '../../engine/payloads.js'
 import type { QuotePayload } from '../../streams/quoteFeed.js'
 import type { BoardUpdate, OptionTick } from '../../streams/optionsFeed.js'
 import type { Frame } from '../../streams/frame.js'
@@ -17,15 +18,6 @@ import { WalletBalanceRef } from './account.js'
 import { LevelRef } from './markets.js'
 import { BoardRef } from './options.js'
 import { OrderRef, OrderSideEnum, principal, TradeRef } from './trading.js'
-
-interface BookPayload {
-  kind: 'snapshot' | 'delta'
-  marketId: string
-  sequence: number
-  bids?: Array<[string, string]>
-  asks?: Array<[string, string]>
-  changes?: Array<{ side: 'bid' | 'ask'; price: string; size: string }>
-}
 
 interface PricePayload {
   kind: 'price'
