@@ -3,7 +3,7 @@
 // while its account holds nothing; the taker takes the public faucet like any user. Both then move USDC
 // from `wallet` into `spot` and `perps` through POST /wallet/transfer, topping buckets up to a target.
 import type { Command } from '../engine/commands.js'
-import { D, formatDecimal, toMicro } from '../domain/decimal.js'
+import { D, formatDecimal } from '../domain/decimal.js'
 import { ApiError, type ExchangeClient } from './exchangeClient.js'
 
 export interface WalletBalance {
@@ -56,18 +56,16 @@ export function genesisCommand(userId: string, spot: readonly SpotMarketMark[]):
 
 /** Moves USDC from `wallet` into every bucket under its target, as far as the wallet reaches. */
 export async function topUpBuckets(api: ExchangeClient, targets: BucketTargets): Promise<WalletBalance> {
-  let balance = await api.get<WalletBalance>('/wallet/balance')
+  const balance = await api.get<WalletBalance>('/wallet/balance')
   let wallet = D(balance.walletBalance)
   for (const [bucket, have] of [['perps', balance.perpsBalance], ['spot', balance.spotBalance]] as const) {
-    const missing = D(targets[bucket]).sub(have)
-    const amount = D.min(missing, wallet)
     // Whole micro-USDC only: the wire refuses a seventh decimal.
-    if (!amount.gt(0) || toMicro(amount, 'floor')! <= 0n) continue
-    await api.post('/wallet/transfer', { from: 'wallet', to: bucket, amount: formatDecimal(amount.toDecimalPlaces(6, D.ROUND_DOWN)) })
+    const amount = D.min(D(targets[bucket]).sub(have), wallet).toDecimalPlaces(6, D.ROUND_DOWN)
+    if (!amount.gt(0)) continue
+    await api.post('/wallet/transfer', { from: 'wallet', to: bucket, amount: formatDecimal(amount) })
     wallet = wallet.sub(amount)
   }
-  balance = await api.get<WalletBalance>('/wallet/balance')
-  return balance
+  return api.get<WalletBalance>('/wallet/balance')
 }
 
 /**
@@ -85,10 +83,10 @@ export async function fundFromFaucet(api: ExchangeClient, targets: BucketTargets
     try {
       await api.post('/wallet/faucet', { amount: formatDecimal(ask) })
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err
-      const remaining = err.code === 'FAUCET_LIMIT' ? D(String(err.details?.['remaining'] ?? '0')) : D(0)
-      if (err.code !== 'FAUCET_LIMIT' && err.code !== 'NOT_FOUND') throw err
-      if (remaining.gt(0)) await api.post('/wallet/faucet', { amount: formatDecimal(remaining.toDecimalPlaces(6, D.ROUND_DOWN)) })
+      if (!(err instanceof ApiError) || (err.code !== 'FAUCET_LIMIT' && err.code !== 'NOT_FOUND')) throw err
+      // Over today's cap: take what it still allows. NOT_FOUND: the faucet is off.
+      const remaining = err.code === 'FAUCET_LIMIT' ? D(String(err.details?.['remaining'] ?? '0')).toDecimalPlaces(6, D.ROUND_DOWN) : D(0)
+      if (remaining.gt(0)) await api.post('/wallet/faucet', { amount: formatDecimal(remaining) })
     }
   }
   balance = await topUpBuckets(api, targets)
