@@ -1,6 +1,6 @@
 // A small client of the exchange's own public HTTP API, as any outside program would use it: JSON over
 // fetch, one credential (a session JWT or an API key secret) per client, the spec's error body turned
-// into an ApiError, and the order-rate headers remembered so callers can pace themselves.
+// into an ApiError, and the order-rate limit header remembered so callers can pace themselves.
 
 export class ApiError extends Error {
   constructor(
@@ -19,7 +19,6 @@ export class ApiError extends Error {
 export interface RateHeaders {
   /** Order-path requests per minute for this user (X-RateLimit-Limit). */
   limit: number
-  remaining: number
 }
 
 export interface ClientOptions {
@@ -29,7 +28,7 @@ export interface ClientOptions {
 }
 
 export class ExchangeClient {
-  /** The last order-path rate headers seen, if any. */
+  /** The last order-path rate limit seen, if any. */
   rate: RateHeaders | null = null
   private readonly timeoutMs: number
   private readonly userAgent: string
@@ -83,7 +82,7 @@ export class ExchangeClient {
       signal: AbortSignal.timeout(this.timeoutMs),
     })
     const limit = res.headers.get('x-ratelimit-limit')
-    if (limit !== null) this.rate = { limit: Number(limit), remaining: Number(res.headers.get('x-ratelimit-remaining') ?? 0) }
+    if (limit !== null) this.rate = { limit: Number(limit) }
     const text = await res.text()
     let parsed: any
     try {
