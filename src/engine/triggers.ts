@@ -119,9 +119,11 @@ export function fireTriggers(ctx: Ctx, market: MarketRuntime): void {
   const waiting = ctx.state.waiting.get(market.spec.id)
   const mark = ctx.state.markTicks.get(market.spec.id)?.ticks
   if (!waiting || waiting.size === 0 || mark === undefined) return
-  const due = [...waiting]
-    .filter((o) => (firesAbove(o) ? mark >= o.stopTicks! : mark <= o.stopTicks!))
-    .sort((a, b) => a.seq - b.seq)
+  // Runs on every mark: allocates only when something is due.
+  let due: Order[] | null = null
+  for (const o of waiting) if (firesAbove(o) ? mark >= o.stopTicks! : mark <= o.stopTicks!) (due ??= []).push(o)
+  if (due === null) return
+  due.sort((a, b) => a.seq - b.seq)
   for (const o of due) if (o.status === 'open' && o.triggeredAt === null) fire(ctx, market, o)
 }
 
