@@ -4,8 +4,10 @@
 // the response becomes `text/event-stream`: `id:` is the eventSeq, `event:` the eventType, `data:` the
 // envelope, and a `: keep-alive` comment goes out every SSE_KEEPALIVE_MS. All four are snapshot streams:
 // a reconnect (with or without Last-Event-ID) starts from a fresh snapshot. A consumer whose unsent
-// bytes pass STREAM_MAX_BUFFER_BYTES is conflated (book, board, ticks: one fresh snapshot once the
-// socket drains) or, for the balance stream, ended with an `event: close` frame saying why.
+// bytes pass STREAM_MAX_BUFFER_BYTES is conflated: frames are skipped and one fresh snapshot goes out
+// once the socket drains (the balance stream too: its Tail reads the wallet balance again). The
+// slow-consumer branch, ending with an `event: close` frame saying SLOW_CONSUMER, is for event streams
+// without resync (none of these four); a stream ended for another reason (KEY_REVOKED) gets that frame too.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'

@@ -8,8 +8,9 @@
 //   → ping   ← pong   (text; without a ping for WS_PING_TIMEOUT_MS the socket is closed, code 4000)
 //   ← {"type":"error","code":"INVALID_REQUEST","message":"...","subscription":{...}}   the socket stays open
 // Each data message is the frame's one serialized string, shared by every subscriber. Past
-// STREAM_MAX_BUFFER_BYTES of unsent data an order book subscription skips frames and restarts from a
-// fresh snapshot once the socket drains; any other closes the socket (4008, SLOW_CONSUMER).
+// STREAM_MAX_BUFFER_BYTES of unsent data an order book or quotes subscription skips frames and, once the
+// socket drains, restarts from a fresh snapshot (the book) or the current top (quotes); prices and fills
+// close the socket (4008, SLOW_CONSUMER).
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
 import { DomainError, type ErrorCode } from '../domain/errors.js'
