@@ -104,7 +104,6 @@ export class SimMaker {
   private housePausedUntil = 0
   private takerPausedUntil = 0
   private readonly warned = new Map<string, number>()
-  private readonly inFlight = new Set<Promise<void>>()
   private stopping = false
   private stopped: Promise<void> | null = null
 
@@ -140,16 +139,14 @@ export class SimMaker {
 
   /** Lets the running round finish, cancels the house's orders while still holding the lease, then releases it. */
   stop(): Promise<void> {
-    this.stopped ??= (async () => {
-      this.stopping = true
-      await Promise.allSettled([...this.inFlight])
-      if (this.loops.isLeader && this.house) await this.withdrawQuotes(this.house)
-      await this.loops.stop()
-    })()
+    this.stopping = true
+    this.stopped ??= this.loops.stop(() => this.withdrawQuotes())
     return this.stopped
   }
 
-  private async withdrawQuotes(house: TraderCredential): Promise<void> {
+  private async withdrawQuotes(): Promise<void> {
+    const house = this.house
+    if (!house) return
     try {
       const { canceled } = await house.api.post<{ canceled: number }>('/perps/orders/cancel-all', {})
       await house.api.post('/orders/cancel-all-after', { timeoutMs: 0 })
@@ -162,7 +159,9 @@ export class SimMaker {
   /** One round of a job, never throwing: credentials are dropped on an auth refusal, other errors logged. */
   private async guarded(job: 'quote' | 'take', run: () => Promise<void>): Promise<void> {
     if (this.stopping) return
-    const p = run().catch((err: unknown) => {
+    try {
+      await run()
+    } catch (err) {
       if (err instanceof ApiError && AUTH_CODES.has(err.code)) {
         // Another instance rotated the key (it took the lease while this one was away): sign in again.
         if (job === 'quote') this.house = null
@@ -171,12 +170,6 @@ export class SimMaker {
         return
       }
       this.warn(`${job}:${err instanceof ApiError ? err.code : 'error'}`, { at: `SimMaker#${job}`, err }, `sim maker ${job} round failed`)
-    })
-    this.inFlight.add(p)
-    try {
-      await p
-    } finally {
-      this.inFlight.delete(p)
     }
   }
 

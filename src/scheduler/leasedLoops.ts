@@ -31,11 +31,17 @@ export class LeasedLoops {
     this.leaseTimer = setInterval(() => void this.checkLease(), Math.max(50, Math.floor(this.lease.ttlMs / 3)))
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the jobs and lets running ones finish; then, if this instance still leads, runs `beforeRelease`
+   * (a leader's last act, such as withdrawing its orders) and releases the lease. The lease is renewed
+   * until then, so no other instance takes over while a job or `beforeRelease` still runs.
+   */
+  async stop(beforeRelease?: () => Promise<void>): Promise<void> {
     this.stopped = true
-    if (this.leaseTimer) clearInterval(this.leaseTimer)
     this.stopJobs()
     await Promise.allSettled([...this.running])
+    if (this.held && beforeRelease) await beforeRelease().catch((err) => this.log.error({ err, at: 'LeasedLoops#stop' }, 'before-release step failed'))
+    if (this.leaseTimer) clearInterval(this.leaseTimer)
     if (this.held) await this.lease.release().catch(() => {})
     this.held = false
   }
@@ -47,7 +53,8 @@ export class LeasedLoops {
   }
 
   private async checkLease(): Promise<void> {
-    if (this.stopped) return
+    // Once stopping, a held lease is only renewed, until stop() releases it.
+    if (this.stopped && !this.held) return
     try {
       const held = this.held ? await this.lease.renew() : await this.lease.tryAcquire()
       if (held && !this.held) {
