@@ -77,11 +77,6 @@ export class EventHub {
     return entry ? Number(entry[0].slice(2)) : null
   }
 
-  /** Streams with local listeners (for tests and metrics). */
-  get listening(): number {
-    return this.channels.size
-  }
-
   async close(): Promise<void> {
     this.closed = true
     this.channels.clear()

@@ -20,8 +20,8 @@ import { SocketFeed } from './socketFeed.js'
 import type { Streams } from './streams.js'
 import type { OpenStream, StreamOpener, Subscriber } from './subscriber.js'
 
-export const CLOSE_PING_TIMEOUT = 4000
-export const CLOSE_SLOW_CONSUMER = 4008
+const CLOSE_PING_TIMEOUT = 4000
+const CLOSE_SLOW_CONSUMER = 4008
 
 type Opener = (streams: Streams, symbol: string, fromSeq: number | null) => StreamOpener
 

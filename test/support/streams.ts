@@ -45,11 +45,6 @@ export class Inbox<T> {
       if (match(item)) return item
     }
   }
-
-  /** Items queued and not yet taken. */
-  get pending(): number {
-    return this.items.length
-  }
 }
 
 export interface SseEvent {
@@ -184,11 +179,6 @@ export class WsClient {
 
   async json(timeoutMs?: number): Promise<any> {
     return JSON.parse(await this.messages.next(timeoutMs))
-  }
-
-  /** Skips messages until a JSON message matches. */
-  async until(match: (m: any) => boolean, timeoutMs?: number): Promise<any> {
-    return JSON.parse(await this.messages.until((t) => t !== 'pong' && match(JSON.parse(t)), timeoutMs))
   }
 
   /** Stops reading from the TCP socket (the server's buffer fills), until resume(). */
