@@ -27,10 +27,10 @@ describe('fail-closed marks', () => {
   it('stops trading when the feed stops and resumes when it resumes', async () => {
     await (await watchEvent(h.ex, `prices:${PERP}`, () => true)).event
     const alice = await user(h.api, h.ex, '50000')
-    // 5% under the mark: inside a band that moves with every mark.
+    // 5% under the mark, on the 0.1 tick: inside the price band, which moves with every mark.
     const price = async () => {
-      const low = (await h.api.get('/perps/markets')).body.find((m: any) => m.marketId === PERP).priceBandLow as string
-      return (Math.round((Number(low) / 0.9) * 0.95 * 10) / 10).toFixed(1)
+      const mark = (await h.api.graphql(`{ market(id: "${PERP}") { mark { price } } }`)).body.data.market.mark.price as string
+      return D(mark).mul('0.95').toDecimalPlaces(1).toFixed(1)
     }
     expect((await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
 
