@@ -1,5 +1,6 @@
-// Operator routes under /admin: pushed marks, market halt/resume and users' order-rate tiers. They need
-// `Authorization: Bearer <ADMIN_TOKEN>`; with no token configured they do not exist.
+// Operator routes under /admin: pausing the simulated mark feed, pushed marks, market halt/resume and
+// users' order-rate tiers. They need `Authorization: Bearer <ADMIN_TOKEN>`; with no token configured they
+// do not exist.
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
@@ -15,6 +16,8 @@ const markSchema = z.object({
   sourceTimestamp: z.union([z.number().int().positive(), z.iso.datetime({ offset: true })]).optional(),
 })
 const marksBody = z.union([z.object({ marks: z.array(markSchema).min(1).max(500) }), markSchema])
+
+const feedBody = z.strictObject({ enabled: z.boolean() })
 
 /** No tier: the configured market-maker multiple (MM_RATE_MULTIPLE). */
 const rateTierBody = z.strictObject({ tier: z.number().int().min(1).max(MAX_RATE_TIER).optional() })
@@ -42,7 +45,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services): v
   // Pauses or resumes the simulated mark feed on whichever node runs it: with it paused, marks go
   // stale and trading stops within the staleness threshold (fail closed).
   app.post('/admin/feed', { preHandler: requireAdmin }, async (req) => {
-    const { enabled } = parse(z.object({ enabled: z.boolean() }), req.body)
+    const { enabled } = parse(feedBody, req.body)
     const redis = services.marketData.redis
     const key = services.marketData.keys.feedPaused
     if (enabled) await redis.del(key)

@@ -202,6 +202,7 @@ describe('operator endpoint POST /admin/users/:userId/rate-tier', () => {
       expectError(await h.post(`/admin/users/${s.user.id}/rate-tier`, { tier: 5 }, ADMIN), 404, 'NOT_FOUND')
       expectError(await h.post('/admin/marks', { marketId: 'BTC-USDC-SPOT', price: '1' }, ADMIN), 404, 'NOT_FOUND')
       expectError(await h.post('/admin/markets/BTC-PERP/halt', {}, ADMIN), 404, 'NOT_FOUND')
+      expectError(await h.post('/admin/feed', { enabled: false }, ADMIN), 404, 'NOT_FOUND')
     } finally {
       await off.close()
     }

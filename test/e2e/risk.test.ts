@@ -34,6 +34,7 @@ describe('fail-closed marks', () => {
     }
     expect((await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
 
+    expectError(await h.api.post('/admin/feed', { enabled: false, until: 0 }, ADMIN), 400, 'INVALID_REQUEST')
     expect((await h.api.post('/admin/feed', { enabled: false }, ADMIN)).body).toEqual({ enabled: false })
     // No waiting for the threshold to pass: the engine's clock is moved past it.
     const later = Date.now() + 1_000
