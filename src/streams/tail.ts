@@ -102,17 +102,22 @@ export class Tail {
     if (this.o.snapshot) return this.takeSnapshot()
     const fromSeq = this.o.fromSeq
     if (fromSeq === undefined || fromSeq === null) return
-    const replay = await this.o.hub.range(this.o.stream, fromSeq)
-    const first = replay[0]
-    if (first && seqOf(first) === fromSeq + 1) {
-      for (const f of replay) this.emitNow(f)
+    for (;;) {
+      const replay = await this.o.hub.range(this.o.stream, fromSeq)
+      const first = replay[0]
+      if (first && seqOf(first) === fromSeq + 1) {
+        for (const f of replay) this.emitNow(f)
+        return
+      }
+      const newest = first ? seqOf(replay.at(-1)!) : await this.o.hub.lastSeq(this.o.stream)
+      if (newest === null) return // nothing ever logged: live events only
+      // Nothing after fromSeq, yet a newer event: it was logged between the two reads. Read again.
+      if (!first && newest > fromSeq) continue
+      // The client is current, or asks for events the log no longer (or never) had.
+      if (fromSeq !== newest) this.o.emit(resyncFrame(newest, fromSeq))
+      this.last = newest
       return
     }
-    const newest = first ? seqOf(replay.at(-1)!) : await this.o.hub.lastSeq(this.o.stream)
-    if (newest === null) return // nothing ever logged: live events only
-    // The client is current, or asks for events the log no longer (or never) had.
-    if (fromSeq !== newest) this.o.emit(resyncFrame(newest, fromSeq))
-    this.last = newest
   }
 
   private async takeSnapshot(): Promise<void> {

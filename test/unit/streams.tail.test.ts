@@ -122,6 +122,26 @@ describe('Tail, event streams', () => {
     expect(seqs(current)).toEqual(['10'])
   })
 
+  it('replays an event logged between its reads of the log and of the newest sequence, without a ResyncRequired', async () => {
+    const hub = new ScriptedHub([ev(1)])
+    const read = hub.range.bind(hub)
+    let first = true
+    hub.range = (stream, after, before) => {
+      const r = read(stream, after, before)
+      if (first) {
+        first = false
+        hub.logged.push(ev(2)) // published just after the read: logged, and live
+        hub.push(2)
+      }
+      return r
+    }
+    const out: Frame[] = []
+    const tail = await Tail.open({ hub: hub.asHub(), stream: 'prices:X', fromSeq: 1, emit: (f) => out.push(f), fail: () => {} })
+    hub.push(3)
+    expect(seqs(out)).toEqual(['2', '3'])
+    tail.close()
+  })
+
   it('without fromSeq, starts at the first live event; an unrecoverable gap is a ResyncRequired', async () => {
     const hub = new ScriptedHub()
     const out: Frame[] = []
