@@ -97,11 +97,15 @@ describe('graphql-ws, public streams', () => {
 
   it('prices and trades: PerpPrice after marks move, Trade after a match', async () => {
     const client = wsClient()
-    const prices = subscribe(client, `subscription { prices(symbol: "${PERP}") { eventType eventSeq sourceTs payload { kind symbol price tsMs } } }`)
-    const trades = subscribe(client, `subscription { trades(marketId: "${PERP}") { eventType eventSeq payload { marketId price quantity takerSide } } }`)
-    // The first subscription is live once a later one on the same connection answers.
-    const book = subscribe(client, BOOK, { m: PERP })
-    await book.results.next()
+    // graphql-ws starts subscriptions concurrently, and these event streams send nothing until an event:
+    // from the streams' current sequences, an event published before a subscription is live is replayed.
+    const after = async (stream: string) => (await ex.services.streams.hub.lastSeq(stream)) ?? 0
+    const prices = subscribe(client, `subscription($f: SafeInt) { prices(symbol: "${PERP}", fromSeq: $f) { eventType eventSeq sourceTs payload { kind symbol price tsMs } } }`, {
+      f: await after(`prices:${PERP}`),
+    })
+    const trades = subscribe(client, `subscription($f: SafeInt) { trades(marketId: "${PERP}", fromSeq: $f) { eventType eventSeq payload { marketId price quantity takerSide } } }`, {
+      f: await after(`trades:${PERP}`),
+    })
     expect((await pushBtc('95100')).status).toBe(200)
     const tick = (await prices.results.next()).data.prices
     expect(tick).toMatchObject({ eventType: 'PerpPrice', sourceTs: expect.any(Number), payload: { kind: 'price', symbol: PERP, price: expect.stringMatching(DECIMAL) } })
@@ -110,7 +114,7 @@ describe('graphql-ws, public streams', () => {
     await order(alice, { side: 'buy', price: '95000', quantity: '0.01' })
     await order(bob, { side: 'sell', price: '95000', quantity: '0.01' })
     expect((await trades.results.next()).data.trades).toMatchObject({ eventType: 'Trade', payload: { marketId: PERP, price: '95000', quantity: '0.01', takerSide: 'SELL' } })
-    for (const s of [prices, trades, book]) s.dispose()
+    for (const s of [prices, trades]) s.dispose()
   })
 
   it('optionsBoard and optionTicks: a snapshot, then a delta when the marks move', async () => {
