@@ -42,18 +42,25 @@ const CLIENTS = fileURLToPath(new URL(compiled ? './fanoutClients.mjs' : './fano
 /** One forked process of bench/fanoutClients.ts, talked to by request and reply. */
 class Child {
   private readonly child = fork(CLIENTS, [], { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  private readonly waiters: Array<(m: ChildMessage) => void> = []
+  private readonly waiters: Array<{ reply(m: ChildMessage): void; fail(err: Error): void }> = []
+  /** The process reported an error: every request, waiting or later, fails with it (the caller cleans up). */
+  private failed: Error | null = null
 
   constructor() {
     this.child.on('message', (m: ChildMessage) => {
-      if (m.type === 'error') throw new Error(`benchmark process: ${m.message}`)
-      this.waiters.shift()?.(m)
+      if (m.type !== 'error') return this.waiters.shift()?.reply(m)
+      this.failed = new Error(`benchmark process: ${m.message}`)
+      for (const w of this.waiters.splice(0)) w.fail(this.failed)
     })
   }
 
   request<T extends ChildMessage['type']>(m: ParentMessage, expect: T): Promise<Extract<ChildMessage, { type: T }>> {
+    if (this.failed) return Promise.reject(this.failed)
     return new Promise((resolve, reject) => {
-      this.waiters.push((reply) => (reply.type === expect ? resolve(reply as Extract<ChildMessage, { type: T }>) : reject(new Error(`expected ${expect}, got ${reply.type}`))))
+      this.waiters.push({
+        reply: (reply) => (reply.type === expect ? resolve(reply as Extract<ChildMessage, { type: T }>) : reject(new Error(`expected ${expect}, got ${reply.type}`))),
+        fail: reject,
+      })
       this.child.send(m)
     })
   }
