@@ -8,7 +8,7 @@ import WebSocket from 'ws'
 import { createKey, del, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, type Http } from '../support/http.js'
-import { ADMIN, btcCurveMarks } from '../support/marks.js'
+import { pushBtcCurve } from '../support/marks.js'
 import { applyBook, Inbox, levels, wsUrl } from '../support/streams.js'
 
 let ex: TestExchange
@@ -17,8 +17,6 @@ let alice: SignedIn
 let bob: SignedIn
 const PERP = 'BTC-PERP'
 const clients: Client[] = []
-
-const pushBtc = (price: string) => api.post('/admin/marks', btcCurveMarks(price), ADMIN)
 
 const order = (u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
 
@@ -59,7 +57,7 @@ const BALANCES = `subscription { myBalances { eventType eventSeq payload { walle
 beforeAll(async () => {
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000', OPTIONS_FEED_INTERVAL_MS: '50' })
   api = http(ex.url!)
-  expect((await pushBtc('95000')).status).toBe(200)
+  expect((await pushBtcCurve(api, '95000')).status).toBe(200)
   alice = await signIn(api, ex.url!)
   bob = await signIn(api, ex.url!)
   for (const u of [alice, bob]) await fundPerps(api, u)
@@ -106,7 +104,7 @@ describe('graphql-ws, public streams', () => {
     const trades = subscribe(client, `subscription($f: SafeInt) { trades(marketId: "${PERP}", fromSeq: $f) { eventType eventSeq payload { marketId price quantity takerSide } } }`, {
       f: await after(`trades:${PERP}`),
     })
-    expect((await pushBtc('95100')).status).toBe(200)
+    expect((await pushBtcCurve(api, '95100')).status).toBe(200)
     const tick = (await prices.results.next()).data.prices
     expect(tick).toMatchObject({ eventType: 'PerpPrice', sourceTs: expect.any(Number), payload: { kind: 'price', symbol: PERP, price: expect.stringMatching(DECIMAL) } })
     // The perpetual's mark is the curve index (95,100) plus the book's premium, bounded.
@@ -126,7 +124,7 @@ describe('graphql-ws, public streams', () => {
     expect(b0).toMatchObject({ eventType: 'BoardSnapshot', payload: { kind: 'snapshot', seq: b0.eventSeq, board: { underlying: 'BTC', spotPrice: '95100' } } })
     expect(t0).toMatchObject({ eventType: 'OptionSnapshot', payload: { kind: 'snapshot', seq: t0.eventSeq } })
     expect(t0.payload.ticks.length).toBe(2 * b0.payload.board.calls.length)
-    expect((await pushBtc('96100')).status).toBe(200)
+    expect((await pushBtcCurve(api, '96100')).status).toBe(200)
     // The engine's heartbeat may move the perpetual's mark first: take deltas until the pushed spot shows.
     const b1 = await board.results.until((r) => r.data.optionsBoard.payload.board.spotPrice === '96100')
     expect(b1.data.optionsBoard).toMatchObject({ eventType: 'BoardDelta', payload: { kind: 'delta', seq: b1.data.optionsBoard.eventSeq } })

@@ -34,7 +34,7 @@ const PositionRef = builder.objectRef<PositionView>('Position').implement({
   }),
 })
 
-export const LiquidationRef = builder.objectRef<LiquidationView>('Liquidation').implement({
+const LiquidationRef = builder.objectRef<LiquidationView>('Liquidation').implement({
   description: 'One liquidation step: a reduce-only IOC close against the book, its fee, and what the insurance fund covered.',
   fields: (t) => ({
     id: t.exposeString('id'),
