@@ -83,13 +83,13 @@ export class NaiveBook implements Book {
     this.touch(side, price)
   }
 
-  cancel(id: string): BookOrder | undefined {
+  cancel(id: string): boolean {
     const order = this.find(id)
-    if (order === undefined) return undefined
+    if (order === undefined) return false
     const book = order.side === BUY ? this.bids : this.asks
     book.splice(book.indexOf(order), 1)
     this.touch(order.side, order.price)
-    return order
+    return true
   }
 
   reduce(id: string, lots: number): void {
@@ -101,7 +101,13 @@ export class NaiveBook implements Book {
   }
 
   get(id: string): BookOrder | undefined {
-    return this.find(id)
+    const order = this.find(id)
+    return order === undefined ? undefined : { ...order }
+  }
+
+  /** Test hook: overwrites fields of a resting order, to prove validation catches it. */
+  corrupt(id: string, fields: Partial<NaiveOrder>): void {
+    Object.assign(this.find(id) as NaiveOrder, fields)
   }
 
   levelSize(side: Side, price: number): number {
@@ -121,7 +127,7 @@ export class NaiveBook implements Book {
   }
 
   orders(): Iterable<BookOrder> {
-    return [...this.bids, ...this.asks]
+    return [...this.bids, ...this.asks].map((o) => ({ ...o }))
   }
 
   drainChanges(): Array<[Side, number]> {

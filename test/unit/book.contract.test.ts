@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { OrderBook } from '../../src/engine/book/orderBook.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side } from '../../src/engine/book/types.js'
+import { NONE, type OrderStore } from '../../src/engine/book/orderStore.js'
 import { NaiveBook } from '../support/naiveBook.js'
 import { mulberry32 } from '../../src/domain/prng.js'
 
@@ -66,7 +67,7 @@ describe.each([
     expect(h.book.get('a1')?.remaining).toBe(3)
     expect(h.book.levelSize(SELL, 101)).toBe(3)
 
-    expect(h.cancel('b1')).toMatchObject({ id: 'b1', remaining: 5 })
+    expect(h.cancel('b1')).toBe(true)
     expect(h.book.get('b1')).toBeUndefined()
     expect(h.book.size).toBe(1)
     expect(h.book.bestBid()).toBeUndefined()
@@ -77,10 +78,10 @@ describe.each([
     const h = harness(make)
     h.rest('a1', 'bob', SELL, 101, 1)
     h.book.drainChanges()
-    expect(h.cancel('nope')).toBeUndefined()
-    expect(h.cancel('a1')).toBeDefined()
+    expect(h.cancel('nope')).toBe(false)
+    expect(h.cancel('a1')).toBe(true)
     expect(h.book.drainChanges()).toEqual([[SELL, 101]])
-    expect(h.cancel('a1')).toBeUndefined()
+    expect(h.cancel('a1')).toBe(false)
     expect(h.book.drainChanges()).toEqual([])
   })
 
@@ -406,17 +407,28 @@ describe.each([
     expect(h.book.drainChanges()).toEqual([])
   })
 
-  it('detects corrupted orders', () => {
-    const zeroed = harness(make)
-    zeroed.rest('a1', 'm', SELL, 101, 3)
-    ;(zeroed.book.get('a1') as { remaining: number }).remaining = 0
-    expect(() => zeroed.book.validateInternalState()).toThrow()
+  it('hands out copies: an order read earlier does not change with the book', () => {
+    const h = harness(make)
+    h.rest('a1', 'm', SELL, 101, 3)
+    const before = h.book.get('a1')
+    h.take('t', BUY, 101, 1)
+    expect(before?.remaining).toBe(3)
+    expect(h.book.get('a1')?.remaining).toBe(2)
+  })
+})
 
-    const reordered = harness(make)
-    reordered.rest('a1', 'm', SELL, 101, 3, 1)
-    reordered.rest('a2', 'm', SELL, 101, 3, 2)
-    ;(reordered.book.get('a2') as { seq: number }).seq = 0
-    expect(() => reordered.book.validateInternalState()).toThrow()
+describe('NaiveBook internals', () => {
+  it('detects corrupted orders', () => {
+    const zeroed = new NaiveBook()
+    zeroed.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })
+    zeroed.corrupt('a1', { remaining: 0 })
+    expect(() => zeroed.validateInternalState()).toThrow()
+
+    const reordered = new NaiveBook()
+    reordered.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })
+    reordered.add({ id: 'a2', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 2 })
+    reordered.corrupt('a2', { seq: 0 })
+    expect(() => reordered.validateInternalState()).toThrow()
   })
 })
 
@@ -429,19 +441,69 @@ describe('OrderBook internals', () => {
     }
   })
 
+  /** The book's record store and the handle of order `id` in it, to corrupt a record directly. */
+  const record = (book: OrderBook, id: string) => {
+    const store = (book as unknown as { store: OrderStore }).store
+    return { store, h: store.ids.indexOf(id) }
+  }
+
   it('detects a level total that no longer matches its orders', () => {
     const book = new OrderBook()
     book.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })
-    ;(book.get('a1') as { remaining: number }).remaining = 4
+    const { store, h } = record(book, 'a1')
+    store.setRemaining(h, 4)
     expect(() => book.validateInternalState()).toThrow(/total 3 but orders sum to 4/)
+    store.setRemaining(h, 0)
+    expect(() => book.validateInternalState()).toThrow(/remaining 0/)
   })
 
-  it('detects broken queue links', () => {
+  it('detects broken queue links and time priority', () => {
     const book = new OrderBook()
     book.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })
     book.add({ id: 'a2', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 2 })
-    ;(book.get('a2') as unknown as { prev: unknown }).prev = null
+    const { store, h } = record(book, 'a2')
+    store.setPrev(h, NONE)
     expect(() => book.validateInternalState()).toThrow(/broken order links/)
+    store.setPrev(h, record(book, 'a1').h)
+    book.validateInternalState()
+    // Swapping the queue's order puts seq 2 before seq 1.
+    const a1 = record(book, 'a1').h
+    const level = store.levels[h] as { head: number; tail: number }
+    store.setNext(h, a1)
+    store.setPrev(h, NONE)
+    store.setNext(a1, NONE)
+    store.setPrev(a1, h)
+    level.head = h
+    level.tail = a1
+    expect(() => book.validateInternalState()).toThrow(/seq 1 not after 2/)
+  })
+
+  it('grows its record store past the initial capacity and reuses freed records', () => {
+    const book = new OrderBook()
+    const store = (book as unknown as { store: OrderStore }).store
+    let seq = 0
+    const rest = (n: number) => {
+      for (let i = 0; i < n; i++) book.add({ id: `o${++seq}`, owner: 'm', side: i % 2 === 0 ? BUY : SELL, price: i % 2 === 0 ? 900 - (i % 50) : 1_100 + (i % 50), remaining: 1 + (i % 7), seq })
+    }
+    rest(1_000)
+    book.validateInternalState()
+    for (let id = 1; id <= 1_000; id += 2) expect(book.cancel(`o${id}`)).toBe(true)
+    book.validateInternalState()
+    rest(500)
+    book.validateInternalState()
+    // Every freed record was taken again before a new one: still 1,000 handles, all live.
+    expect(store.ids.length).toBe(1_000)
+    expect(store.size).toBe(1_000)
+    expect(book.get('o2')).toMatchObject({ id: 'o2', side: SELL, price: 1_101, remaining: 2, seq: 2 })
+    expect(book.get('o1500')).toMatchObject({ id: 'o1500', seq: 1_500 })
+  })
+
+  it('detects a store whose live count disagrees with its handles', () => {
+    const freed = new OrderBook()
+    freed.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })
+    const { store } = record(freed, 'a1')
+    store.size--
+    expect(() => freed.validateInternalState()).toThrow(/order store/)
   })
 
   it('keeps emptied levels in its ladder window and forgets those outside it at the drain', () => {

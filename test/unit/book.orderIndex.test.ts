@@ -1,13 +1,10 @@
-// OrderIndex against a Map, validated after every step (removing by entry and taking by id): random ids, and forced hashes that pile many
-// entries into a few runs (wrapping past the table's end) so backward-shift deletion moves entries.
+// OrderIndex against a Map, validated after every step (removing by handle and taking by id): random
+// ids, and forced hashes that pile many entries into a few runs (wrapping past the table's end) so
+// backward-shift deletion moves entries.
 import { expect, it } from 'vitest'
 import { hashId, OrderIndex } from '../../src/engine/book/orderIndex.js'
+import { NONE } from '../../src/engine/book/orderStore.js'
 import { mulberry32 } from '../../src/domain/prng.js'
-
-interface Entry {
-  id: string
-  hash: number
-}
 
 it.each([
   { name: 'real hashes', hash: hashId },
@@ -15,31 +12,49 @@ it.each([
   { name: 'colliding hashes', hash: (id: string) => -1 - (hashId(id) & 7) },
 ])('$name: agrees with a Map through growth and shrinking', ({ hash }) => {
   const rand = mulberry32(5)
-  const index = new OrderIndex<Entry>()
-  const reference = new Map<string, Entry>()
+  // Handle i names ids[i], as in the book's OrderStore; handles are never reused here.
+  const ids: string[] = []
+  const hashes: number[] = []
+  const index = new OrderIndex(ids)
+  const reference = new Map<string, number>()
   let next = 0
   for (let step = 0; step < 6_000; step++) {
     // Grow to ~300 entries, shrink to a handful, grow again.
     const target = step % 3_000 < 1_500 ? 300 : 5
     if (rand() < (reference.size < target ? 0.7 : 0.3)) {
       const id = rand() < 0.05 && reference.size > 0 ? ([...reference.keys()][0] as string) : `id${next++}`
-      const entry = { id, hash: hash(id) }
-      expect(index.add(entry)).toBe(!reference.has(id))
-      if (!reference.has(id)) reference.set(id, entry)
+      expect(index.has(id, hash(id))).toBe(reference.has(id))
+      if (!reference.has(id)) {
+        const handle = ids.length
+        ids.push(id)
+        hashes.push(hash(id))
+        index.add(hash(id), handle)
+        reference.set(id, handle)
+      }
     } else if (reference.size > 0) {
       const keys = [...reference.keys()]
       const id = keys[Math.floor(rand() * keys.length)] as string
-      if (rand() < 0.5) index.remove(reference.get(id) as Entry)
-      else expect(index.take(id, hash(id))).toBe(reference.get(id))
+      const handle = reference.get(id) as number
+      if (rand() < 0.5) index.remove(hash(id), handle)
+      else expect(index.take(id, hash(id))).toBe(handle)
       reference.delete(id)
     } else {
-      expect(index.take(`id${next + 1}`, hash(`id${next + 1}`))).toBeUndefined()
+      expect(index.take(`id${next + 1}`, hash(`id${next + 1}`))).toBe(NONE)
     }
-    index.validate()
+    index.validate((handle) => hashes[handle] as number)
     expect(index.size).toBe(reference.size)
     const probe = rand() < 0.8 && reference.size > 0 ? ([...reference.keys()][Math.floor(rand() * reference.size)] as string) : `id${next + 1}`
-    expect(index.get(probe, hash(probe))).toBe(reference.get(probe))
+    expect(index.get(probe, hash(probe))).toBe(reference.get(probe) ?? NONE)
   }
+})
+
+it('validation catches an entry filed under the wrong hash', () => {
+  const ids = ['a', 'b']
+  const index = new OrderIndex(ids)
+  index.add(hashId('a'), 0)
+  index.add(hashId('b'), 1)
+  expect(() => index.validate((handle) => hashId(ids[handle] as string))).not.toThrow()
+  expect(() => index.validate((handle) => (handle === 1 ? hashId('c') : hashId('a')))).toThrow(/wrong hash/)
 })
 
 it('hashes ids deterministically, never to 0', () => {

@@ -5,6 +5,7 @@
 // when a level opens outside it near the best price, the window is re-placed around it.
 import { Level } from './bookNodes.js'
 import { fail } from './invariant.js'
+import { NONE } from './orderStore.js'
 import { PriceTree, validatedTreeLevels } from './priceTree.js'
 import { TickBitset } from './tickBitset.js'
 import { BUY, type Side } from './types.js'
@@ -194,7 +195,7 @@ export class BookSide {
    * caller has checked one by one); `pending` tells whether an emptied level awaits the drain. */
   validate(listed: Level[], pending: (level: Level) => boolean): void {
     const name = this.isBid ? 'bid' : 'ask'
-    const empty = (level: Level) => level.total === 0 && level.head === null && level.tail === null && level.better === null && level.worse === null
+    const empty = (level: Level) => level.total === 0 && level.head === NONE && level.tail === NONE && level.better === null && level.worse === null
     const notInTree = (level: Level) => level.left === null && level.right === null && level.height === 0
     this.live.validate()
     if (this.slots.length !== 0 && this.slots.length !== this.width) fail(`${name} ladder has ${this.slots.length} slots`)

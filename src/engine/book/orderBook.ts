@@ -1,14 +1,16 @@
 // The production order book: price-time priority over integer ticks and lots. It owns the resting
-// orders (an OrderIndex by id; each order sits in its price level's intrusive FIFO queue), one BookSide
-// per side (the levels: a ladder around the touch, a tree beyond it, a best-first list of the non-empty
-// ones), and the set of levels changed since the last drain. Pure data structure: no clock, no
-// randomness, no I/O. The hot path allocates only the order it rests (drainLevels() allocates
-// nothing), plus a level the first time its price is used in the window, or each time outside it.
-import { Level, Order } from './bookNodes.js'
+// orders (records in an OrderStore, found by id through an OrderIndex; each sits in its price level's
+// FIFO queue, linked through the store), one BookSide per side (the levels: a ladder around the touch,
+// a tree beyond it, a best-first list of the non-empty ones), and the set of levels changed since the
+// last drain. Pure data structure: no clock, no randomness, no I/O. Resting, matching, cancelling and
+// draining allocate nothing but a level the first time its price is used in the window, or each time
+// outside it; orders are handed out as copies or, to a match sink, as a reused view.
+import { Level } from './bookNodes.js'
 import { BookSide, DEFAULT_WINDOW } from './bookSide.js'
 import { hashBook } from './hashBook.js'
 import { fail } from './invariant.js'
 import { hashId, OrderIndex } from './orderIndex.js'
+import { NONE, OrderStore } from './orderStore.js'
 import { BUY, SELL, type Book, type BookOrder, type MatchSink, type Side, type Taker } from './types.js'
 
 export interface OrderBookOptions {
@@ -17,7 +19,10 @@ export interface OrderBookOptions {
 }
 
 export class OrderBook implements Book {
-  private readonly byId = new OrderIndex<Order>()
+  private readonly store = new OrderStore()
+  private readonly byId = new OrderIndex(this.store.ids)
+  /** What match() hands its sink: one object rewritten for each maker, valid during the call only. */
+  private readonly maker = { id: '', owner: '', side: BUY as Side, price: 0, remaining: 0, seq: 0 }
   private readonly bids: BookSide
   private readonly asks: BookSide
   /** Levels changed since the last drain, in first-touched order: the first `changedCount` entries
@@ -33,7 +38,7 @@ export class OrderBook implements Book {
   }
 
   get size(): number {
-    return this.byId.size
+    return this.store.size
   }
 
   bestBid(): number | undefined {
@@ -61,9 +66,10 @@ export class OrderBook implements Book {
     let found = 0
     for (let level = (buying ? this.asks : this.bids).best; level !== null; level = level.worse) {
       if (buying ? level.price > limit : level.price < limit) break
-      for (let order = level.head; order !== null; order = order.next) {
-        if (order.owner === owner) continue
-        found += order.remaining
+      const store = this.store
+      for (let h = level.head; h !== NONE; h = store.next(h)) {
+        if (store.owners[h] === owner) continue
+        found += store.remaining(h)
         if (found >= wanted) return wanted
       }
     }
@@ -87,33 +93,53 @@ export class OrderBook implements Book {
     const side = buying ? this.asks : this.bids
     const limit = taker.limit
     const owner = taker.owner
+    const store = this.store
     // Always work on the head of the best level; the book is consistent whenever the sink is called.
     while (lots > 0) {
       const level = side.best
       if (level === null || (buying ? level.price > limit : level.price < limit)) break
       this.touch(level)
-      const maker = level.head as Order
-      if (maker.owner === owner) {
-        this.byId.remove(maker)
-        this.dequeue(side, maker)
+      const h = level.head
+      if (store.owners[h] === owner) {
+        const maker = this.view(h, level)
+        this.remove(side, level, h)
         sink.onSelfTradeCancel(maker)
         continue
       }
-      const available = maker.remaining
+      const available = store.remaining(h)
       if (available > lots) {
-        maker.remaining = available - lots
+        store.setRemaining(h, available - lots)
         level.total -= lots
-        sink.onFill(maker, lots)
+        sink.onFill(this.view(h, level), lots)
         return 0
       }
-      maker.remaining = 0
+      store.setRemaining(h, 0)
       level.total -= available
       lots -= available
-      this.byId.remove(maker)
-      this.dequeue(side, maker)
+      const maker = this.view(h, level)
+      this.remove(side, level, h)
       sink.onFill(maker, available)
     }
     return lots
+  }
+
+  /** The sink's view of order `h`, rewritten in place. */
+  private view(h: number, level: Level): BookOrder {
+    const store = this.store
+    const maker = this.maker
+    maker.id = store.ids[h] as string
+    maker.owner = store.owners[h] as string
+    maker.side = level.side
+    maker.price = level.price
+    maker.remaining = store.remaining(h)
+    maker.seq = store.seq(h)
+    return maker
+  }
+
+  /** A detached copy of order `h`, for callers that may keep it. */
+  private copy(h: number, level: Level): BookOrder {
+    const store = this.store
+    return { id: store.ids[h] as string, owner: store.owners[h] as string, side: level.side, price: level.price, remaining: store.remaining(h), seq: store.seq(h) }
   }
 
   add(order: { id: string; owner: string; side: Side; price: number; remaining: number; seq: number }): void {
@@ -125,48 +151,53 @@ export class OrderBook implements Book {
     }
     if (!Number.isSafeInteger(seq)) throw new RangeError(`order ${id}: seq must be a safe integer, got ${seq}`)
     if (this.wouldCross(side, price)) throw new Error(`order ${id} at ${price} would cross the book`)
+    const hash = hashId(id)
+    if (this.byId.has(id, hash)) throw new Error(`order ${id} is already in the book`)
     const bookSide = side === BUY ? this.bids : this.asks
     const level = bookSide.levelAt(price, this.epoch)
+    const store = this.store
     const tail = level.tail
-    if (tail !== null && seq <= tail.seq) {
-      throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${tail.seq}`)
+    if (tail !== NONE && seq <= store.seq(tail)) {
+      throw new Error(`order ${id}: seq ${seq} does not follow the level's last seq ${store.seq(tail)}`)
     }
-    const resting = new Order(id, owner, remaining, seq, hashId(id), level)
-    if (!this.byId.add(resting)) throw new Error(`order ${id} is already in the book`)
+    const h = store.alloc(id, owner, hash, level, remaining, seq, tail)
+    this.byId.add(hash, h)
     if (level.count === 0) bookSide.link(level)
-    if (tail === null) level.head = resting
-    else {
-      tail.next = resting
-      resting.prev = tail
-    }
-    level.tail = resting
+    if (tail === NONE) level.head = h
+    else store.setNext(tail, h)
+    level.tail = h
     level.total += remaining
     level.count++
     this.touch(level)
   }
 
-  cancel(id: string): BookOrder | undefined {
-    const order = this.byId.take(id)
-    if (order === undefined) return undefined
-    this.touch(order.level)
-    this.dequeue(order.side === BUY ? this.bids : this.asks, order)
-    return order
+  cancel(id: string): boolean {
+    const h = this.byId.take(id, hashId(id))
+    if (h === NONE) return false
+    const level = this.store.levels[h] as Level
+    this.touch(level)
+    this.dequeue(level.side === BUY ? this.bids : this.asks, level, h)
+    return true
   }
 
   /** Sets the order's remaining TO `lots` (0 < lots < remaining), keeping its place in the queue. */
   reduce(id: string, lots: number): void {
-    const order = this.byId.get(id)
-    if (order === undefined) throw new Error(`order ${id} is not in the book`)
-    if (!Number.isSafeInteger(lots) || lots <= 0 || lots >= order.remaining) {
-      throw new RangeError(`order ${id}: cannot reduce ${order.remaining} lots to ${lots}`)
+    const h = this.byId.get(id, hashId(id))
+    if (h === NONE) throw new Error(`order ${id} is not in the book`)
+    const store = this.store
+    const remaining = store.remaining(h)
+    if (!Number.isSafeInteger(lots) || lots <= 0 || lots >= remaining) {
+      throw new RangeError(`order ${id}: cannot reduce ${remaining} lots to ${lots}`)
     }
-    order.level.total -= order.remaining - lots
-    order.remaining = lots
-    this.touch(order.level)
+    const level = store.levels[h] as Level
+    level.total -= remaining - lots
+    store.setRemaining(h, lots)
+    this.touch(level)
   }
 
   get(id: string): BookOrder | undefined {
-    return this.byId.get(id)
+    const h = this.byId.get(id, hashId(id))
+    return h === NONE ? undefined : this.copy(h, this.store.levels[h] as Level)
   }
 
   levelSize(side: Side, price: number): number {
@@ -184,7 +215,7 @@ export class OrderBook implements Book {
   *orders(): Iterable<BookOrder> {
     for (const side of [this.bids, this.asks]) {
       for (let level = side.best; level !== null; level = level.worse) {
-        for (let order = level.head; order !== null; order = order.next) yield order
+        for (let h = level.head; h !== NONE; h = this.store.next(h)) yield this.copy(h, level)
       }
     }
   }
@@ -213,9 +244,11 @@ export class OrderBook implements Book {
   }
 
   validateInternalState(): void {
-    this.byId.validate()
+    const store = this.store
+    store.validate()
+    this.byId.validate((h) => store.hash(h))
     const orders = this.validateSide(this.bids) + this.validateSide(this.asks)
-    if (orders !== this.byId.size) fail(`${this.byId.size} orders by id but ${orders} in the levels`)
+    if (orders !== this.byId.size || orders !== store.size) fail(`${this.byId.size} orders by id, ${store.size} stored, but ${orders} in the levels`)
     const bid = this.bids.best
     const ask = this.asks.best
     if (bid !== null && ask !== null && bid.price >= ask.price) fail(`crossed book: bid ${bid.price} >= ask ${ask.price}`)
@@ -237,20 +270,25 @@ export class OrderBook implements Book {
     }
   }
 
-  /** Unlinks an order from its level's queue, and the level once empty; the caller has already taken
-   * it out of the id index and settled `remaining`. */
-  private dequeue(side: BookSide, order: Order): void {
-    const level = order.level
-    const prev = order.prev
-    const next = order.next
-    if (prev === null) level.head = next
-    else prev.next = next
-    if (next === null) level.tail = prev
-    else next.prev = prev
-    order.prev = null
-    order.next = null
-    level.total -= order.remaining
+  /** Takes order `h` out of the id index, then dequeue()s it. */
+  private remove(side: BookSide, level: Level, h: number): void {
+    this.byId.remove(this.store.hash(h), h)
+    this.dequeue(side, level, h)
+  }
+
+  /** Unlinks order `h` from its level's queue, and the level once empty, and frees its record; the
+   * caller has already taken it out of the id index and settled `remaining`. */
+  private dequeue(side: BookSide, level: Level, h: number): void {
+    const store = this.store
+    const prev = store.prev(h)
+    const next = store.next(h)
+    if (prev === NONE) level.head = next
+    else store.setNext(prev, next)
+    if (next === NONE) level.tail = prev
+    else store.setPrev(next, prev)
+    level.total -= store.remaining(h)
     level.count--
+    store.release(h)
     if (level.count === 0) side.unlink(level)
   }
 
@@ -269,20 +307,24 @@ export class OrderBook implements Book {
         fail(`${at}: levels not sorted best-first`)
       }
       if (level.side !== side.side) fail(`${at}: level has side ${level.side}`)
-      if (level.count <= 0 || level.head === null) fail(`${at}: empty level in the list`)
+      if (level.count <= 0 || level.head === NONE) fail(`${at}: empty level in the list`)
+      const store = this.store
       let total = 0
       let count = 0
-      let prev: Order | null = null
-      for (let order: Order | null = level.head; order !== null; order = order.next) {
-        const of = `${at}: order ${order.id}`
-        if (++count > this.byId.size) fail(`${at}: order list is cyclic`)
-        if (order.prev !== prev) fail(`${of}: broken order links`)
-        if (order.level !== level) fail(`${of}: wrong level`)
-        if (!Number.isSafeInteger(order.remaining) || order.remaining <= 0) fail(`${of}: remaining ${order.remaining}`)
-        if (prev !== null && order.seq <= prev.seq) fail(`${of}: seq ${order.seq} not after ${prev.seq}`)
-        if (order.hash !== hashId(order.id) || this.byId.get(order.id) !== order) fail(`${of}: id index disagrees`)
-        total += order.remaining
-        prev = order
+      let prev = NONE
+      for (let h = level.head; h !== NONE; h = store.next(h)) {
+        const id = store.ids[h] as string
+        const of = `${at}: order ${id}`
+        if (++count > store.size) fail(`${at}: order list is cyclic`)
+        if (store.prev(h) !== prev) fail(`${of}: broken order links`)
+        if (store.levels[h] !== level) fail(`${of}: wrong level`)
+        const remaining = store.remaining(h)
+        if (!Number.isSafeInteger(remaining) || remaining <= 0) fail(`${of}: remaining ${remaining}`)
+        if (!Number.isSafeInteger(store.seq(h))) fail(`${of}: seq ${store.seq(h)}`)
+        if (prev !== NONE && store.seq(h) <= store.seq(prev)) fail(`${of}: seq ${store.seq(h)} not after ${store.seq(prev)}`)
+        if (store.hash(h) !== hashId(id) || this.byId.get(id, store.hash(h)) !== h) fail(`${of}: id index disagrees`)
+        total += remaining
+        prev = h
       }
       if (level.tail !== prev) fail(`${at}: tail is not the last order`)
       if (count !== level.count) fail(`${at}: count ${level.count} but ${count} orders`)

@@ -1,16 +1,11 @@
-// Owns OrderIndex: the book's resting orders by id. An open-addressing table (linear probing,
-// backward-shift deletion, so no tombstones) that keeps each order's id hash on the order: removing a
-// filled or cancelled order re-hashes nothing, and a lookup probes a packed array of hashes before
-// touching any order. Measured faster than a Map<string, Order>, which also rebuilds its whole table
-// every time deletions pile up.
+// Owns OrderIndex: the book's resting orders by id, as handles into its OrderStore. An open-addressing
+// table (linear probing, backward-shift deletion, so no tombstones) of (id hash, handle) pairs in one
+// Int32Array: a probe reads one packed cache line and compares an id only when the hashes agree, and
+// removing an order re-hashes nothing since the store keeps each order's hash. Measured faster than a
+// Map<string, …>, which also rebuilds its whole table every time deletions pile up.
 
 import { fnv1a } from '../../domain/fnv1a.js'
-
-/** What the index stores: an id and the hash of that id, set by the caller with hashId(). */
-export interface Indexed {
-  readonly id: string
-  readonly hash: number
-}
+import { NONE } from './orderStore.js'
 
 /** FNV-1a over the UTF-16 code units, then murmur3's finaliser so the low bits used for the slot mix
  * all of them. Deterministic, unlike V8's seeded string hash. 31 bits, so a field holding it stays a
@@ -25,27 +20,32 @@ export function hashId(id: string): number {
 
 const MIN_CAPACITY = 16
 
-export class OrderIndex<T extends Indexed> {
+export class OrderIndex {
   size = 0
-  /** Slot i is table[2i] (the entry's hash, 0 when empty) and table[2i + 1] (the entry or null):
-   * side by side, so a probe reads one cache line, not one in each of two arrays. */
-  private table: Array<number | T | null> = emptyTable(MIN_CAPACITY)
+  /** Slot i is table[2i] (the entry's hash, 0 when empty) and table[2i + 1] (its handle). */
+  private table = new Int32Array(2 * MIN_CAPACITY)
   /** 2 × capacity - 1: masks an even table position. */
   private mask = 2 * MIN_CAPACITY - 1
+  /** The id of each handle: the owning store's array, read when two hashes agree. */
+  private readonly ids: readonly string[]
 
-  /** `hash` is hashId(id); tests pass others to force collisions. */
-  get(id: string, hash: number = hashId(id)): T | undefined {
-    const j = this.find(id, hash)
-    return j < 0 ? undefined : (this.table[j + 1] as T)
+  constructor(ids: readonly string[]) {
+    this.ids = ids
   }
 
-  /** Removes and returns the entry with this id, or undefined: one probe instead of get() + remove(). */
-  take(id: string, hash: number = hashId(id)): T | undefined {
+  /** The handle with this id, or -1. `hash` is hashId(id); tests pass others to force collisions. */
+  get(id: string, hash: number): number {
     const j = this.find(id, hash)
-    if (j < 0) return undefined
-    const entry = this.table[j + 1] as T
+    return j < 0 ? NONE : (this.table[j + 1] as number)
+  }
+
+  /** Removes and returns the handle with this id, or -1: one probe instead of get() + remove(). */
+  take(id: string, hash: number): number {
+    const j = this.find(id, hash)
+    if (j < 0) return NONE
+    const handle = this.table[j + 1] as number
     this.vacate(j)
-    return entry
+    return handle
   }
 
   /** The table position of the entry with this id, or -1. */
@@ -55,36 +55,34 @@ export class OrderIndex<T extends Indexed> {
     for (let j = (hash << 1) & mask; ; j = (j + 2) & mask) {
       const h = table[j] as number
       if (h === 0) return -1
-      if (h === hash && (table[j + 1] as T).id === id) return j
+      if (h === hash && this.ids[table[j + 1] as number] === id) return j
     }
   }
 
-  /** Adds `entry`; returns false, changing nothing, when its id is already present. */
-  add(entry: T): boolean {
+  /** Whether an entry has this id. */
+  has(id: string, hash: number): boolean {
+    return this.find(id, hash) >= 0
+  }
+
+  /** Adds `handle` under `hash`; its id must be absent (see has()). */
+  add(hash: number, handle: number): void {
     // At most half full: probe runs stay short.
     if (this.size >= this.mask >> 2) this.resize(this.mask + 1)
-    const hash = entry.hash
-    const id = entry.id
     const table = this.table
     const mask = this.mask
     let j = (hash << 1) & mask
-    for (; ; j = (j + 2) & mask) {
-      const h = table[j] as number
-      if (h === 0) break
-      if (h === hash && (table[j + 1] as T).id === id) return false
-    }
+    while (table[j] !== 0) j = (j + 2) & mask
     table[j] = hash
-    table[j + 1] = entry
+    table[j + 1] = handle
     this.size++
-    return true
   }
 
-  /** Removes `entry`, which must be present. */
-  remove(entry: T): void {
+  /** Removes `handle`, present under `hash`. */
+  remove(hash: number, handle: number): void {
     const table = this.table
     const mask = this.mask
-    let j = (entry.hash << 1) & mask
-    while (table[j + 1] !== entry) j = (j + 2) & mask
+    let j = (hash << 1) & mask
+    while (table[j] !== hash || table[j + 1] !== handle) j = (j + 2) & mask
     this.vacate(j)
   }
 
@@ -101,33 +99,33 @@ export class OrderIndex<T extends Indexed> {
       const stays = hole <= j ? hole < home && home <= j : hole < home || home <= j
       if (stays) continue
       table[hole] = h
-      table[hole + 1] = table[j + 1] as T
+      table[hole + 1] = table[j + 1] as number
       hole = j
     }
     table[hole] = 0
-    table[hole + 1] = null
+    table[hole + 1] = 0
     this.size--
     // Shrink below an eighth full (half the load a grown table starts at), so a book that emptied does
     // not keep a large table and add/remove at the boundary cannot thrash.
     if (this.size < this.mask >> 4 && this.mask + 1 > 2 * MIN_CAPACITY) this.resize((this.mask + 1) >> 2)
   }
 
-  /** Throws unless every entry sits in the run of its home slot under its own hash, and size counts them
-   * (whether each hash is hashId(id) is the owner's check). */
-  validate(): void {
+  /** Throws unless every entry sits in the run of its home slot, `hashOf` agrees with the hash it is
+   * filed under, and size counts them. */
+  validate(hashOf: (handle: number) => number): void {
     const table = this.table
     const mask = this.mask
     let count = 0
     for (let j = 0; j < mask; j += 2) {
       const h = table[j] as number
-      const entry = (table[j + 1] ?? null) as T | null
+      const handle = table[j + 1] as number
       if (h === 0) {
-        if (entry !== null) throw new Error(`order index slot ${j >> 1} holds an entry under no hash`)
+        if (handle !== 0) throw new Error(`order index slot ${j >> 1} holds handle ${handle} under no hash`)
         continue
       }
-      if (entry === null || entry.hash !== h) throw new Error(`order index slot ${j >> 1} has the wrong hash`)
+      if (hashOf(handle) !== h) throw new Error(`order index slot ${j >> 1} has the wrong hash for handle ${handle}`)
       for (let k = (h << 1) & mask; k !== j; k = (k + 2) & mask) {
-        if (table[k] === 0) throw new Error(`order ${entry.id} is unreachable from its home slot`)
+        if (table[k] === 0) throw new Error(`order ${this.ids[handle]} is unreachable from its home slot`)
       }
       count++
     }
@@ -136,18 +134,11 @@ export class OrderIndex<T extends Indexed> {
 
   private resize(capacity: number): void {
     const table = this.table
-    this.table = emptyTable(capacity)
+    this.table = new Int32Array(2 * capacity)
     this.mask = 2 * capacity - 1
     this.size = 0
     for (let j = 0; j < table.length; j += 2) {
-      if (table[j] !== 0) this.add(table[j + 1] as T)
+      if (table[j] !== 0) this.add(table[j] as number, table[j + 1] as number)
     }
   }
-}
-
-/** A packed array of empty slots (a holey one would cost a hole check on every read). */
-function emptyTable<T>(capacity: number): Array<number | T | null> {
-  const table: Array<number | T | null> = []
-  for (let i = 0; i < capacity; i++) table.push(0, null)
-  return table
 }

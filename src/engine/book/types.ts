@@ -23,9 +23,11 @@ export interface BookOrder {
 
 /** Receives the effects of match() in the order they happen. */
 export interface MatchSink {
-  /** `lots` traded against resting `maker` at maker.price; maker.remaining is already reduced. */
+  /** `lots` traded against resting `maker` at maker.price; maker.remaining is already reduced. `maker`
+   * may be a view the book rewrites for the next maker: copy what is needed beyond the call. */
   onFill(maker: BookOrder, lots: number): void
-  /** A resting order of the taker's own owner was met and removed (self-trade prevention, cancel-oldest). */
+  /** A resting order of the taker's own owner was met and removed (self-trade prevention, cancel-oldest);
+   * `maker` as in onFill. */
   onSelfTradeCancel(maker: BookOrder): void
 }
 
@@ -61,10 +63,11 @@ export interface Book {
    * (amortised; O(1) for the common case of a price near the touch), else O(1).
    */
   add(order: { id: string; owner: string; side: Side; price: number; remaining: number; seq: number }): void
-  /** Removes an order by id; returns it, or undefined when absent. O(1) to find and unlink. */
-  cancel(id: string): BookOrder | undefined
+  /** Removes an order by id; returns whether it was resting. O(1) to find and unlink. */
+  cancel(id: string): boolean
   /** Lowers an order's remaining lots in place, keeping its time priority (0 < lots < remaining). */
   reduce(id: string, lots: number): void
+  /** The order as it is now (a copy: later changes to the book do not show in it), or undefined. */
   get(id: string): BookOrder | undefined
   /** Total resting lots at one price on one side (0 when no level). */
   levelSize(side: Side, price: number): number
