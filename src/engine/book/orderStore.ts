@@ -10,7 +10,8 @@ import type { Level } from './bookNodes.js'
 /** The handle of no order: the end of a queue. */
 export const NONE = -1
 
-/** Int32 fields of record h live at INTS * h + field, float64 fields at NUMS * h + field. */
+/** Int32 fields of record h live at INTS * h + field, float64 fields at NUMS * h + field. A record's
+ * 32 bytes: prev, next, hash (int32, bytes 0-11; 12-15 unused), remaining, seq (float64, 16-31). */
 const INTS = 8
 const NUMS = 4
 const PREV = 0
