@@ -64,9 +64,9 @@ export class OrderBook implements Book {
     if (!(wanted > 0)) return 0
     const buying = side === BUY
     let found = 0
+    const store = this.store
     for (let level = (buying ? this.asks : this.bids).best; level !== null; level = level.worse) {
       if (buying ? level.price > limit : level.price < limit) break
-      const store = this.store
       for (let h = level.head; h !== NONE; h = store.next(h)) {
         if (store.owners[h] === owner) continue
         found += store.remaining(h)
@@ -125,21 +125,24 @@ export class OrderBook implements Book {
 
   /** The sink's view of order `h`, rewritten in place. */
   private view(h: number, level: Level): BookOrder {
-    const store = this.store
-    const maker = this.maker
-    maker.id = store.ids[h] as string
-    maker.owner = store.owners[h] as string
-    maker.side = level.side
-    maker.price = level.price
-    maker.remaining = store.remaining(h)
-    maker.seq = store.seq(h)
-    return maker
+    return this.read(h, level, this.maker)
   }
 
   /** A detached copy of order `h`, for callers that may keep it. */
   private copy(h: number, level: Level): BookOrder {
+    return this.read(h, level, { id: '', owner: '', side: BUY, price: 0, remaining: 0, seq: 0 })
+  }
+
+  /** Writes order `h` (resting at `level`) into `into`. */
+  private read(h: number, level: Level, into: { -readonly [K in keyof BookOrder]: BookOrder[K] }): BookOrder {
     const store = this.store
-    return { id: store.ids[h] as string, owner: store.owners[h] as string, side: level.side, price: level.price, remaining: store.remaining(h), seq: store.seq(h) }
+    into.id = store.ids[h] as string
+    into.owner = store.owners[h] as string
+    into.side = level.side
+    into.price = level.price
+    into.remaining = store.remaining(h)
+    into.seq = store.seq(h)
+    return into
   }
 
   add(order: { id: string; owner: string; side: Side; price: number; remaining: number; seq: number }): void {

@@ -41,8 +41,12 @@ export class OrderStore {
   /** A record for a new order, last in its level's queue after `prev`; returns its handle. */
   alloc(id: string, owner: string, hash: number, level: Level, remaining: number, seq: number, prev: number): number {
     let h = this.free
-    if (h !== NONE) this.free = this.ints[INTS * h + NEXT] as number
-    else {
+    if (h !== NONE) {
+      this.free = this.ints[INTS * h + NEXT] as number
+      this.ids[h] = id
+      this.owners[h] = owner
+      this.levels[h] = level
+    } else {
       h = this.used++
       if (INTS * h === this.ints.length) this.grow()
       this.ids.push(id)
@@ -55,9 +59,6 @@ export class OrderStore {
     ints[INTS * h + HASH] = hash
     this.nums[NUMS * h + REMAINING] = remaining
     this.nums[NUMS * h + SEQ] = seq
-    this.ids[h] = id
-    this.owners[h] = owner
-    this.levels[h] = level
     this.size++
     return h
   }
