@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis'
 import { getAddress, isAddress, recoverMessageAddress, type Hex } from 'viem'
 import { parseSiweMessage } from 'viem/siwe'
 import type { RedisKeys } from '../bus/keys.js'
+import { ownOrigin } from '../config/env.js'
 import { DomainError } from '../domain/errors.js'
 import { newNonce } from './keyMaterial.js'
 
@@ -24,9 +25,7 @@ const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
  * never verifies; a deployment bound to one IPv6 address sets SIWE_DOMAINS to a host name.
  */
 export function defaultSiweDomains(host: string, port: number): string[] {
-  const domains = [`localhost:${port}`, `127.0.0.1:${port}`]
-  if (!['0.0.0.0', '::', '127.0.0.1', 'localhost'].includes(host)) domains.push(new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}`).host)
-  return domains
+  return [...new Set([`localhost:${port}`, `127.0.0.1:${port}`, new URL(ownOrigin(host, port)).host])]
 }
 
 export interface IssuedNonce {

@@ -200,6 +200,13 @@ export type Config = Readonly<{
 
 export class ConfigError extends Error {}
 
+/** The origin at which this process reaches its own server bound to `host`: loopback for a wildcard or
+ * loopback bind, else that address or name (an IPv6 literal in brackets). */
+export function ownOrigin(host: string, port: number): string {
+  if (['0.0.0.0', '::', '127.0.0.1', 'localhost'].includes(host)) return `http://127.0.0.1:${port}`
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+}
+
 /** Parses `env` (process.env by default); empty strings count as unset. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))

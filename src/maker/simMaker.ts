@@ -15,7 +15,7 @@ import type { Identity } from '../auth/identity.js'
 import type { CommandBus } from '../bus/commandBus.js'
 import type { RedisKeys } from '../bus/keys.js'
 import { Lease } from '../bus/lease.js'
-import { ConfigError, type Config } from '../config/env.js'
+import { ConfigError, ownOrigin, type Config } from '../config/env.js'
 import { DomainError } from '../domain/errors.js'
 import { fnv1a } from '../domain/fnv1a.js'
 import { mulberry32, type Rng } from '../domain/prng.js'
@@ -76,9 +76,7 @@ const MARKETS_QUERY = /* GraphQL */ `query SimMakerMarkets { markets(linear: tru
 export function makerApiUrl(config: Config, ownPort: number | null): string {
   if (config.makerApiUrl) return config.makerApiUrl
   if (ownPort === null) throw new ConfigError('MAKER_API_URL is required when the maker role runs without the api role (or set SIM_MAKER=false)')
-  const host = config.host
-  if (['0.0.0.0', '::', '127.0.0.1', 'localhost'].includes(host)) return `http://127.0.0.1:${ownPort}`
-  return `http://${host.includes(':') ? `[${host}]` : host}:${ownPort}`
+  return ownOrigin(config.host, ownPort)
 }
 
 export class SimMaker {
@@ -158,7 +156,6 @@ export class SimMaker {
 
   /** One round of a job, never throwing: credentials are dropped on an auth refusal, other errors logged. */
   private async guarded(job: 'quote' | 'take', run: () => Promise<void>): Promise<void> {
-    if (this.stopping) return
     try {
       await run()
     } catch (err) {
