@@ -12,7 +12,7 @@ import { familyCatalog, CATALOG } from '../config/catalog.js'
 import type { Config } from '../config/env.js'
 import { DomainError } from '../domain/errors.js'
 import { streams as names } from '../engine/events.js'
-import type { BookPayload } from '../engine/payloads.js'
+import type { BalancePayload, BookPayload } from '../engine/payloads.js'
 import type { MarketData } from '../services/marketData.js'
 import { bucketBalances, walletBalance, type WalletBalance } from '../services/portfolio.js'
 import type { AccountReads } from '../store/accountReads.js'
@@ -36,14 +36,6 @@ export interface StreamsDeps {
 
 /** A balance stream message: the wallet balance (GET /wallet/balance) as it stands after the event. */
 export type BalanceSnapshot = WalletBalance & { kind: 'snapshot' }
-
-/** A BalanceUpdate event's payload (BalancePayload in src/engine/payloads.ts). */
-interface BucketPayload {
-  wallet: string
-  spot: string
-  perps: string
-  options: string
-}
 
 export class Streams {
   readonly hub: EventHub
@@ -140,7 +132,7 @@ export class Streams {
       }
       const emit = (f: Frame) => {
         if (f.env.eventType !== 'BalanceUpdate') return sub.frame(f)
-        current = { ...current!, ...bucketBalances(f.env.payload as BucketPayload) }
+        current = { ...current!, ...bucketBalances(f.env.payload as ReturnType<BalancePayload['toJSON']>) }
         sub.frame(makeFrame({ ...f.env, payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot }))
       }
       return this.tail({ frame: emit, end: (err) => sub.end(err) }, { stream, snapshot })
