@@ -45,7 +45,7 @@ export function checkLiquidations(ctx: Ctx): void {
       const equity = p.isolatedMargin + unrealized(market, p, ticks)
       const mm = isolatedMm(market, ticks, Math.abs(p.lots))
       if (equity < mm) {
-        cancelOrders(ctx, openOrdersOf(ctx, account, { marketId: p.marketId }), 'liquidation')
+        cancelOrders(ctx, openOrdersOf(account, { marketId: p.marketId }), 'liquidation')
         closeStep(ctx, account, market, p, equity, mm)
       }
     }
@@ -53,7 +53,7 @@ export function checkLiquidations(ctx: Ctx): void {
 }
 
 function liquidateCross(ctx: Ctx, account: Account, positions: Position[], m: CrossMargin): void {
-  const linear = openOrdersOf(ctx, account).filter((o) => {
+  const linear = openOrdersOf(account).filter((o) => {
     const market = ctx.state.markets.get(o.marketId)!
     return market.spec.type !== 'spot' && o.marginMode !== 'isolated'
   })

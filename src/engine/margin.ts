@@ -148,7 +148,7 @@ function addExposure(state: EngineState, account: Account, extra: readonly WhatI
  * Equity and per-family risk of the perps bucket, with `extra` orders resting: every market with a
  * cross position, open orders or an extra order. With `only`, just those families' risks are computed
  * (an order changes its own family alone); `withMm` false skips the maintenance range (order checks).
- * This runs on every order: no closures (tsx's keepNames wraps each one) and few allocations.
+ * This runs on every order: no closures and few allocations.
  */
 function portfolio(state: EngineState, account: Account, extra: readonly WhatIf[], withMm: boolean, only?: ReadonlySet<string>): Portfolio {
   let equity = account.balance('perps') - account.isolatedOrderMargin
@@ -190,7 +190,8 @@ function requirement(families: readonly FamilyRisks[], range: 'im' | 'mm'): bigi
 
 function requirements(p: Portfolio): CrossMargin {
   const im = requirement(p.families, 'im')
-  const withMm = p.families.every((f) => f.mm !== null)
+  let withMm = true
+  for (const f of p.families) if (f.mm === null) withMm = false
   return { equity: p.equity, im, mm: withMm ? requirement(p.families, 'mm') : 0n, available: p.equity - im }
 }
 

@@ -21,7 +21,7 @@ export interface Order {
   readonly postOnly: boolean
   readonly reduceOnly: boolean
   readonly marginMode: MarginMode | null
-  stopTicks: number | null
+  readonly stopTicks: number | null
   readonly takeProfitTicks: number | null
   readonly stopLossTicks: number | null
   triggeredAt: number | null

@@ -14,7 +14,6 @@ export class OrderPayload {
   private readonly lots: number
   private readonly filledLots: number
   private readonly status: Order['status']
-  private readonly stopTicks: number | null
   private readonly triggeredAt: number | null
   private readonly cancelReason: string | null
   private readonly updatedAt: number
@@ -23,14 +22,13 @@ export class OrderPayload {
     this.lots = order.lots
     this.filledLots = order.filledLots
     this.status = order.status
-    this.stopTicks = order.stopTicks
     this.triggeredAt = order.triggeredAt
     this.cancelReason = order.cancelReason
     this.updatedAt = order.updatedAt
   }
   toJSON() {
-    const { priceTicks, lots, filledLots, status, stopTicks, triggeredAt, cancelReason, updatedAt } = this
-    return orderView({ ...this.order, priceTicks, lots, filledLots, status, stopTicks, triggeredAt, cancelReason, updatedAt }, this.market)
+    const { priceTicks, lots, filledLots, status, triggeredAt, cancelReason, updatedAt } = this
+    return orderView({ ...this.order, priceTicks, lots, filledLots, status, triggeredAt, cancelReason, updatedAt }, this.market)
   }
 }
 

@@ -56,7 +56,7 @@ function share(cost: bigint, part: number, whole: number, up: boolean): bigint {
  * closed part, rounded against the holder; the remainder stays in the cost and is realized with the
  * last lot, so nothing is lost or created over a position's life.
  */
-export function applyToPosition(market: MarketRuntime, p: Position, side: 'buy' | 'sell', lots: number, priceTicks: number, notional: bigint): bigint {
+function applyToPosition(market: MarketRuntime, p: Position, side: 'buy' | 'sell', lots: number, priceTicks: number, notional: bigint): bigint {
   const signed = side === 'buy' ? lots : -lots
   if (p.lots === 0 || (p.lots > 0) === (signed > 0)) {
     p.lots += signed

@@ -31,7 +31,7 @@ export function checkStop(ctx: Ctx, account: Account, market: MarketRuntime, spe
   if (spec.side === 'buy' ? spec.stopTicks! <= ticks.ticks : spec.stopTicks! >= ticks.ticks) {
     throw new DomainError('INVALID_PRICE', `A ${spec.side} stop must be ${spec.side === 'buy' ? 'above' : 'below'} the mark (${market.prices.format(ticks.ticks)})`)
   }
-  checkMarginMode(ctx, account, market, spec.marginMode)
+  checkMarginMode(account, market, spec.marginMode)
 }
 
 /** Take-profit above and stop-loss below a buy's price (the other way round for a sell). */

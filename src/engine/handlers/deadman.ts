@@ -29,7 +29,7 @@ export function fireDeadmanSwitches(ctx: Ctx): number {
   for (const userId of [...ctx.state.armed].sort()) {
     const account = ctx.state.accounts.get(userId)!
     if (account.cancelAllAt === null || account.cancelAllAt > ctx.now) continue
-    cancelOrders(ctx, openOrdersOf(ctx, account), 'dead_man_switch')
+    cancelOrders(ctx, openOrdersOf(account), 'dead_man_switch')
     account.cancelAllAt = null
     ctx.state.armed.delete(userId)
     ctx.changes.deadman.add(account)

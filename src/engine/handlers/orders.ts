@@ -73,7 +73,7 @@ export function checkSpotFunds(account: Account, market: MarketRuntime, side: 'b
 }
 
 /** Orders of one account in one linear market share a margin mode, and so does its position. */
-export function checkMarginMode(ctx: Ctx, account: Account, market: MarketRuntime, mode: MarginMode, leaving: readonly Order[] = []): void {
+export function checkMarginMode(account: Account, market: MarketRuntime, mode: MarginMode, leaving: readonly Order[] = []): void {
   if (market.spec.type === 'spot') return
   const position = account.positions.get(market.spec.id)
   let other: MarginMode | null = position && position.lots !== 0 ? position.marginMode : null
@@ -108,7 +108,7 @@ export function admit(ctx: Ctx, account: Account, market: MarketRuntime, spec: A
   const { ticks } = governingMark(ctx, market)
   if (spec.priceTicks !== null) checkBand(market, spec.priceTicks, ticks)
   const limit = spec.priceTicks ?? (spec.side === 'buy' ? ticks.bandHigh : ticks.bandLow)
-  checkMarginMode(ctx, account, market, spec.marginMode)
+  checkMarginMode(account, market, spec.marginMode)
   if (spec.reduceOnly) checkReduceOnly(account, market, spec.side, spec.lots)
   if (spec.postOnly && market.book.wouldCross(spec.side === 'buy' ? BUY : SELL, limit)) {
     throw new DomainError('POST_ONLY_WOULD_CROSS', 'Post-only order would cross the book')
@@ -207,7 +207,7 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
   if (newLots <= order.filledLots) {
     throw new DomainError('INVALID_QUANTITY', 'New quantity must exceed the filled quantity', { filledQuantity: market.quantities.format(order.filledLots) })
   }
-  const account = ctx.state.accounts.get(userId)!
+  const account = order.account
   if (newPrice !== order.priceTicks) checkBand(market, newPrice, governingMark(ctx, market).ticks)
   const side = order.side === 'buy' ? BUY : SELL
   const repriced = newPrice !== order.priceTicks
@@ -266,7 +266,7 @@ export interface CancelFilter {
 }
 
 /** The account's open orders, oldest first, that match the filter. */
-export function openOrdersOf(ctx: Ctx, account: Account, filter: CancelFilter = {}): Order[] {
+export function openOrdersOf(account: Account, filter: CancelFilter = {}): Order[] {
   const out: Order[] = []
   for (const [marketId, orders] of account.marketOrders) {
     if (filter.marketId && marketId !== filter.marketId) continue
@@ -286,6 +286,6 @@ export function cancelOrders(ctx: Ctx, orders: readonly Order[], reason: string)
 
 export function cancelAll(ctx: Ctx, userId: string, filter: CancelFilter): { canceled: number; ids: string[] } {
   const account = ctx.state.accounts.get(userId)
-  const ids = account ? cancelOrders(ctx, openOrdersOf(ctx, account, filter), 'user') : []
+  const ids = account ? cancelOrders(ctx, openOrdersOf(account, filter), 'user') : []
   return { canceled: ids.length, ids }
 }

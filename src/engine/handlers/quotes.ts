@@ -8,7 +8,7 @@ import { newOrder, rest } from '../orderLifecycle.js'
 import { checkOrderMargin, governingMark } from '../margin.js'
 import { reservationFor, without } from '../reservations.js'
 import { orderView } from '../views.js'
-import { cancelOrders, checkMarginMode, linearMarket, openOrdersOf, tradingAccount } from './orders.js'
+import { cancelOrders, checkMarginMode, linearMarket, openOrdersOf, requireActive, tradingAccount } from './orders.js'
 
 export const MAX_BULK_QUOTES = 100
 
@@ -24,9 +24,9 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
   if (!Array.isArray(specs) || specs.length > MAX_BULK_QUOTES || (specs.length === 0 && !cancelFirst)) {
     throw new DomainError('INVALID_REQUEST', `A quote has 1 to ${MAX_BULK_QUOTES} orders`)
   }
-  if (market.status !== 'active') throw new DomainError('MARKET_HALTED', `${market.spec.id} is ${market.status}`)
+  requireActive(market)
   const account = tradingAccount(ctx, userId)
-  const toCancel = cancelFirst ? openOrdersOf(ctx, account, { marketId }) : []
+  const toCancel = cancelFirst ? openOrdersOf(account, { marketId }) : []
 
   const cids = new Set<string>()
   let bestBid = -Infinity
@@ -73,7 +73,7 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
       const base = BigInt(account.holding(marketId) - (account.baseLocked.get(marketId) ?? 0))
       if (buyNeed > spot || sellNeed > base) throw new DomainError('INSUFFICIENT_BALANCE', 'The quote cannot be funded')
     } else if (specs.length > 0) {
-      checkMarginMode(ctx, account, market, mode, toCancel)
+      checkMarginMode(account, market, mode, toCancel)
       checkOrderMargin(ctx.state, account, specs.map((s) => ({ market, side: s.side, lots: s.lots, priceTicks: s.priceTicks! })), mode === 'isolated')
     }
   })
