@@ -8,7 +8,7 @@ import { createKey, expectError, signIn, type SignedIn } from '../support/auth.j
 import { deferred } from '../support/deferred.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http, type HttpResult } from '../support/http.js'
-import { ADMIN } from '../support/marks.js'
+import { ADMIN } from '../support/exchange.js'
 
 const T0 = Date.UTC(2026, 10, 21, 12)
 let now = T0
@@ -184,7 +184,7 @@ describe('operator endpoint POST /admin/users/:userId/rate-tier', () => {
     expectError(await api.post('/admin/users/01ARZ3NDEKTSV4RRFFQ69G5FAV/rate-tier', { tier: 2 }, ADMIN), 404, 'NOT_FOUND')
   })
 
-  it('needs the ADMIN token: 401 without it or with a wrong one, whatever other credential is sent', async () => {
+  it('needs the admin token: 401 without it or with a wrong one, whatever other credential is sent', async () => {
     const s = await signIn(api, ex.url!)
     const path = `/admin/users/${s.user.id}/rate-tier`
     expectError(await api.post(path, { tier: 5 }), 401, 'MISSING_CREDENTIAL')

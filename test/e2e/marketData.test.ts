@@ -1,9 +1,8 @@
 // Public market data over real HTTP, REST and GraphQL, shapes checked field by field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextQuarterlyExpiries, optionExpiries, isoDate } from '../../src/domain/calendar.js'
-import { startTestExchange, type TestExchange } from '../support/exchange.js'
+import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, ISO, type Http } from '../support/http.js'
-import { ADMIN } from '../support/marks.js'
 
 let ex: TestExchange
 let api: Http

@@ -7,9 +7,9 @@ import { D } from '../../src/domain/decimal.js'
 import { runListing } from '../../src/scheduler/listingJob.js'
 import { expectError, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { watchEvent } from '../support/events.js'
-import { exchangeFor, type TestExchange } from '../support/exchange.js'
+import { ADMIN, exchangeFor, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, ISO, type Http } from '../support/http.js'
-import { ADMIN, btcFutures, pushBtcCurve } from '../support/marks.js'
+import { btcFutures, pushBtcCurve } from '../support/marks.js'
 
 const PERP = 'BTC-PERP'
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey, del, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
-import { ADMIN, btcCurveMarks } from '../support/marks.js'
+import { pushBtcCurve } from '../support/marks.js'
 import { applyBook, levels, SseClient } from '../support/streams.js'
 
 let ex: TestExchange
@@ -15,7 +15,6 @@ let alice: SignedIn
 let bob: SignedIn
 const PERP = 'BTC-PERP'
 const ENVELOPE_KEYS = ['causationId', 'correlationId', 'engineTs', 'eventId', 'eventSeq', 'eventType', 'payload', 'sourceTs']
-
 
 const order = (u: SignedIn, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api.post('/perps/orders', { marketId: PERP, ...body }, { ...u.cookie, ...headers })
@@ -34,7 +33,7 @@ async function nextDelta(sse: SseClient, afterSeq: number, match: (payload: any)
 beforeAll(async () => {
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000', SSE_KEEPALIVE_MS: '100', OPTIONS_FEED_INTERVAL_MS: '50' })
   api = http(ex.url!)
-  expect((await api.post('/admin/marks', btcCurveMarks('95000'), ADMIN)).status).toBe(200)
+  expect((await pushBtcCurve(api, '95000')).status).toBe(200)
   alice = await signIn(api, ex.url!)
   bob = await signIn(api, ex.url!)
   await fundPerps(api, alice)
@@ -124,7 +123,7 @@ describe('options board and option ticks', () => {
       .toEqual({ ...rest, expiryForwards: Object.keys(rest.expiryForwards), calls: timeless(rest.calls), puts: timeless(rest.puts) })
     expect(board.calls.length).toBeGreaterThan(0)
 
-    expect((await api.post('/admin/marks', btcCurveMarks('97000'), ADMIN)).status).toBe(200)
+    expect((await pushBtcCurve(api, '97000')).status).toBe(200)
     // The engine's heartbeat may move the perpetual's mark first: deltas follow one another until ours.
     const delta = await nextDelta(sse, snap.data.eventSeq, (p) => p.spotPrice === '97000')
     expect(delta.event.event).toBe('BoardDelta')
@@ -147,7 +146,7 @@ describe('options board and option ticks', () => {
     expect(Object.keys(tick).sort()).toEqual(['ask', 'bid', 'delta', 'instrumentId', 'iv', 'mark'])
     for (const k of ['bid', 'ask', 'mark', 'iv', 'delta']) expect(typeof tick[k]).toBe('string')
 
-    expect((await api.post('/admin/marks', btcCurveMarks('96000'), ADMIN)).status).toBe(200)
+    expect((await pushBtcCurve(api, '96000')).status).toBe(200)
     const was = new Map<string, any>(snap.data.payload.ticks.map((t: any) => [t.instrumentId, t]))
     const moved = (p: any) => p.ticks.filter((t: any) => t.mark !== was.get(t.instrumentId).mark).length > was.size / 2
     const delta = await nextDelta(sse, snap.data.eventSeq, moved)

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { D, formatDecimal } from '../../src/domain/decimal.js'
 import { createKey, expectError, fundPerps, signIn, type CreatedKey, type SignedIn } from '../support/auth.js'
-import { startTestExchange, type TestExchange } from '../support/exchange.js'
+import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, ISO, type Http } from '../support/http.js'
-import { ADMIN, btcFutures } from '../support/marks.js'
+import { btcFutures } from '../support/marks.js'
 
 let ex: TestExchange
 let api: Http

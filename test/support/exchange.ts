@@ -13,6 +13,10 @@ import { http, type Http } from './http.js'
 import { createTestDatabase, type TestDatabase } from './testDb.js'
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
+
+/** Headers of an operator call. */
+export const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
+
 export const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
 export interface TestExchange extends Exchange {

@@ -1,11 +1,8 @@
 // Pushed marks for end-to-end tests: the BTC spot and the two listed quarterlies, from which the
 // perpetual's index follows (the curve DESIGN.md §5 builds it from).
 import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
-import { TEST_ADMIN_TOKEN } from './exchange.js'
+import { ADMIN } from './exchange.js'
 import type { Http } from './http.js'
-
-/** Headers of an operator call. */
-export const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }
 
 /** The listed BTC quarterlies, nearest first. */
 export const btcFutures = (): string[] => nextQuarterlyExpiries(Date.now(), 2).map((e) => `BTC-USDC-${isoDate(e)}`)
