@@ -131,6 +131,7 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     for (const [marketId, orders] of a.marketOrders) {
       expect(orders.length, `${a.userId} ${marketId}: no empty index entry`).toBeGreaterThan(0)
       orders.forEach((o, slot) => {
+        expect(o.userId, `${a.userId} indexes only its own order ${o.id}`).toBe(a.userId)
         expect(o.marketId, `${a.userId} order ${o.id} indexed under its market`).toBe(marketId)
         expect(o.openSlot, `${a.userId} order ${o.id} knows its slot`).toBe(slot)
       })
