@@ -60,7 +60,10 @@ it.each([
   const ids: string[] = []
   const fastLevels: number[] = []
   const naiveLevels: number[] = []
-  const seen = { fills: 0, stp: 0, rested: 0, cancelled: 0, reduced: 0, maxSize: 0 }
+  const seen = { fills: 0, stp: 0, rested: 0, cancelled: 0, reduced: 0, maxSize: 0, treeLevels: 0, windowMoves: 0 }
+  // The ladder internals, to count how often levels sit in the tree and the windows move.
+  const ladders = fast as unknown as Record<'bids' | 'asks', { base: number; tree: { size: number } }>
+  const bases = [ladders.bids.base, ladders.asks.base]
   let seq = 0
   let mid = 1_000
 
@@ -149,6 +152,11 @@ it.each([
       }
     }
     seen.maxSize = Math.max(seen.maxSize, fast.size)
+    seen.treeLevels += ladders.bids.tree.size + ladders.asks.tree.size
+    for (const [i, side] of [ladders.bids, ladders.asks].entries()) {
+      if (side.base !== bases[i]) seen.windowMoves++
+      bases[i] = side.base
+    }
   }
 
   // The run must have exercised every path it claims to test.
@@ -157,4 +165,7 @@ it.each([
   expect(seen.cancelled).toBeGreaterThan(500)
   expect(seen.reduced).toBeGreaterThan(500)
   expect(seen.maxSize).toBeGreaterThan(20)
+  if (window !== undefined) expect(seen.treeLevels).toBeGreaterThan(0)
+  // Beyond each side's first placement.
+  if (jump > 0) expect(seen.windowMoves).toBeGreaterThan(2)
 })

@@ -18,7 +18,8 @@ it.each([32, 64, 1024, 4096])('size %i: nearest members match a linear scan', (s
   }
   const edges = [-1, 0, 31, 32, size - 1, size]
   for (let step = 0; step < 3_000; step++) {
-    // Clustered changes fill and empty whole words; sometimes a clear starts over.
+    // A few hot slots (one per word at the larger sizes) set and cleared again and again, so words and
+    // their summary bits keep going empty and back; sometimes a clear starts over.
     const i = rand() < 0.5 ? Math.floor(rand() * size) : (Math.floor(rand() * 8) * 131) % size
     if (rand() < 0.001) {
       bits.clear()
