@@ -9,12 +9,11 @@ import { BUY } from '../src/engine/book/types.js'
 import type { CommandEnvelope } from '../src/engine/commands.js'
 import { Engine } from '../src/engine/engine.js'
 import { generateBookStream, type BookCommand } from './bookStream.js'
-import { median, percentile, printLine } from './report.js'
+import { fmt, median, percentile, printLine } from './report.js'
 
 const T0 = Date.UTC(2026, 10, 21, 12)
 const BATCH = 500
 const PASSES = 3
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 const MARKET = 'BTC-PERP'
 
 function setup(owners: Iterable<string>): Engine {
@@ -89,7 +88,7 @@ export async function benchEngine(count = 1_000_000): Promise<void> {
   const t0 = T0 + prefill.length
   const n = stream.commands.length
 
-  // Throughput: the median of three passes, each on a fresh engine.
+  // Throughput: the median of PASSES passes, each on a fresh engine.
   const passes: Array<{ rate: number; refused: number; events: number; resting: number }> = []
   for (let pass = 0; pass < PASSES; pass++) {
     const engine = prefilled(owners, prefill)
@@ -114,7 +113,7 @@ export async function benchEngine(count = 1_000_000): Promise<void> {
   lat.sort()
   printLine(
     'engine (accounts, margin, fees, ledger, events; no I/O)',
-    `${fmt(rates.median)} cmd/s (median of ${PASSES} passes: ${rates.sorted.map(fmt).join(' / ')})  p50 ${percentile(lat, 0.5).toFixed(2)} µs  p99 ${percentile(lat, 0.99).toFixed(2)} µs  ` +
-      `(${n.toLocaleString('en-US')} commands, ${refused.toLocaleString('en-US')} refused, ${events.toLocaleString('en-US')} events, ${resting.toLocaleString('en-US')} resting at the end)`,
+    `${fmt(rates.median)} cmd/s (median of ${PASSES} passes: ${rates.sorted.map((r) => fmt(r)).join(' / ')})  p50 ${percentile(lat, 0.5).toFixed(2)} µs  p99 ${percentile(lat, 0.99).toFixed(2)} µs  ` +
+      `(${fmt(n)} commands, ${fmt(refused)} refused, ${fmt(events)} events, ${fmt(resting)} resting at the end)`,
   )
 }

@@ -24,7 +24,7 @@ import { parseLinearOrder } from '../src/domain/orders.js'
 import { startExchange, type Exchange } from '../src/server.js'
 import { dropDatabase, withDatabase } from '../src/store/migrate.js'
 import type { ChildMessage, ParentMessage } from './fanoutClients.js'
-import { printLine } from './report.js'
+import { fmt, printLine } from './report.js'
 
 const SUBSCRIBERS = 1_000
 const MARKET = 'BTC-PERP'
@@ -32,7 +32,6 @@ const PHASE_SECONDS = 10
 const RATES = [50, 100]
 const MID = 100_000
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** The clients' entry beside this module: the TypeScript source under tsx, or its bundle from `npm run bench`. */

@@ -15,3 +15,7 @@ export function median(values: readonly number[]): { median: number; sorted: num
   const sorted = [...values].sort((a, b) => a - b)
   return { median: percentile(sorted, 0.5), sorted }
 }
+
+/** `n` with thousands separators and exactly `digits` decimals. */
+export const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
