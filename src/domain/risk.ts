@@ -39,8 +39,6 @@ export function linearRiskArray(valuePerLot: bigint, rangeMillionths: bigint): b
 export interface Exposure {
   /** Per-lot P&L numerators, one per scenario (linearRiskArray). */
   array: readonly bigint[]
-  /** The array is a linearRiskArray: each entry is one factor × the scenario's thirds × weight20. */
-  linear: boolean
   /** Signed position in lots. */
   lots: number
   /** Lots of open buy and sell orders that could add to the position. */
@@ -65,22 +63,17 @@ const NO_RISK: FamilyRisk = Object.freeze({ requirement: 0n, direction: 0 })
 const EXTREME_UP = SCENARIOS.findIndex((s) => s.thirds === -SCENARIOS[0]!.thirds && s.weight20 === SCENARIOS[0]!.weight20)
 
 /**
- * Worst scenario loss of the family. Open orders count on their worse side in every scenario: the
- * position as if all buys filled, or as if all sells filled, whichever loses more there.
+ * Worst scenario loss of a family of linear instruments (every array a linearRiskArray). Open orders
+ * count on their worse side in every scenario: the position as if all buys filled, or as if all sells
+ * filled, whichever loses more there.
+ *
+ * Computed from the two extreme moves alone. Every instrument's P&L is min(a·c − b, a'·c − b') in the
+ * scenario's c = thirds × weight20, a concave function of c; so is the family's sum, whose minimum over
+ * the scenarios' c ∈ [−60, 60] therefore lies at an end. Ties resolve to the down move, as in
+ * scenarioRisk, whose first scenario it is (and a concave function tying at an interior scenario is
+ * flat, so ties there too).
  */
 export function familyRisk(exposures: readonly Exposure[]): FamilyRisk {
-  for (let i = 0; i < exposures.length; i++) if (!exposures[i]!.linear) return scenarioRisk(exposures)
-  return linearRisk(exposures)
-}
-
-/**
- * familyRisk of linear instruments, from the two extreme moves alone. Every instrument's P&L is
- * min(a·c − b, a'·c − b') in the scenario's c = thirds × weight20 (the position with all buys or all
- * sells filled), a concave function of c; so is the family's sum, whose minimum over the scenarios'
- * c ∈ [−60, 60] therefore lies at an end. Ties resolve to the down move, as in scenarioRisk, whose first
- * scenario it is (and a concave function tying at an interior scenario is flat, so ties there too).
- */
-function linearRisk(exposures: readonly Exposure[]): FamilyRisk {
   let down = 0n
   let up = 0n
   for (let i = 0; i < exposures.length; i++) {
@@ -109,8 +102,9 @@ function linearRisk(exposures: readonly Exposure[]): FamilyRisk {
   return down <= up ? { requirement: roundUp(-down), direction: -1 } : { requirement: roundUp(-up), direction: 1 }
 }
 
-/** familyRisk over every scenario: any risk arrays. */
-function scenarioRisk(exposures: readonly Exposure[]): FamilyRisk {
+/** The same worst loss evaluated in every scenario, for any risk arrays: the reference familyRisk must
+ * equal on linear ones, and the evaluation non-linear arrays (options) will need. */
+export function scenarioRisk(exposures: readonly Exposure[]): FamilyRisk {
   const n = SCENARIOS.length
   const pnl: bigint[] = new Array<bigint>(n).fill(0n)
   for (const e of exposures) {

@@ -70,14 +70,13 @@ const NO_ORDERS: OrderExposure = { buyLots: 0, sellLots: 0, buyTickLots: 0n, sel
 
 /** One market's exposure on one range: held lots, and open orders (buys/sells: lots and Σ price × lots). */
 function exposure(market: MarketRuntime, arrays: RiskArrays, range: 'im' | 'mm', lots: number, buyLots: number, sellLots: number, buyTickLots: bigint, sellTickLots: bigint): Exposure {
-  if (buyLots === 0 && sellLots === 0) return { array: arrays[range], linear: true, lots, buyLots: 0, sellLots: 0, buyCost: 0n, sellCost: 0n }
+  if (buyLots === 0 && sellLots === 0) return { array: arrays[range], lots, buyLots: 0, sellLots: 0, buyCost: 0n, sellCost: 0n }
   const k = market.microPerTickLot
   const m = arrays.mark
   const buyLoss = buyTickLots - m * BigInt(buyLots)
   const sellLoss = m * BigInt(sellLots) - sellTickLots
   return {
     array: arrays[range],
-    linear: true,
     lots,
     buyLots,
     sellLots,

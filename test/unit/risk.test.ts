@@ -1,7 +1,7 @@
 // The margin model with hand-computed cases.
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../src/domain/prng.js'
-import { familyRisk, linearRiskArray, portfolioRequirement, type Exposure } from '../../src/domain/risk.js'
+import { familyRisk, linearRiskArray, portfolioRequirement, scenarioRisk, type Exposure } from '../../src/domain/risk.js'
 
 const R_IM = 100_000n // 10%
 const CREDITS = { crypto: 50, energy: 40, precious_metals: 45 }
@@ -9,7 +9,6 @@ const CREDITS = { crypto: 50, energy: 40, precious_metals: 45 }
 /** A linear instrument worth `value` USDC per lot (in micro), with a position and no orders. */
 const pos = (valueUsdc: number, lots: number, range = R_IM): Exposure => ({
   array: linearRiskArray(BigInt(valueUsdc) * 1_000_000n, range),
-  linear: true,
   lots,
   buyLots: 0,
   sellLots: 0,
@@ -59,8 +58,8 @@ describe('family requirement', () => {
 })
 
 describe('linear families', () => {
-  // Linear families are priced from the two extreme moves only; an exposure not marked linear takes the
-  // every-scenario path, so the two must agree on any linear family, ties and directions included.
+  // Linear families are priced from the two extreme moves only; that must agree with the evaluation in
+  // every scenario on any linear family, ties and directions included.
   it('price the same from the extreme moves as from every scenario', () => {
     const rand = mulberry32(20261121)
     const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1))
@@ -83,7 +82,7 @@ describe('linear families', () => {
         }
       })
       const fast = familyRisk(family)
-      expect(fast).toEqual(familyRisk(family.map((e) => ({ ...e, linear: false }))))
+      expect(fast).toEqual(scenarioRisk(family))
       directions.add(fast.direction)
     }
     expect([...directions].sort()).toEqual([-1, 0, 1])
