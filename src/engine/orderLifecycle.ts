@@ -61,18 +61,18 @@ export function rest(ctx: Ctx, market: MarketRuntime, order: Order): void {
 
 /** Ends an order (cancel, expiry of its remainder, rejection); `inBook` when it still rests there. */
 export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status: 'canceled' | 'rejected' | 'filled', reason: string | null, inBook: boolean): void {
-  const account = order.account
   if (inBook) market.book.cancel(order.id)
   order.status = status
   order.cancelReason = reason
   order.updatedAt = ctx.now
-  retire(ctx, account, market, order)
+  retire(ctx, market, order)
   ctx.touchBook(market)
   ctx.touchOrder(order)
 }
 
 /** An order that has ended (filled, cancelled, rejected) leaves the open state and holds nothing. */
-export function retire(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): void {
+export function retire(ctx: Ctx, market: MarketRuntime, order: Order): void {
+  const account = order.account
   reserve(account, market, order)
   ctx.state.orders.delete(order.id)
   if (isWaiting(order)) ctx.state.waiting.get(order.marketId)?.delete(order)

@@ -144,7 +144,7 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   if (maker.filledLots === maker.lots) {
     // The book has already removed a fully filled maker.
     maker.status = 'filled'
-    retire(ctx, makerAccount, market, maker)
+    retire(ctx, market, maker)
   } else reserve(makerAccount, market, maker)
 
   const bucket = market.spec.type === 'spot' ? 'spot' : 'perps'

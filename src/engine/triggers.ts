@@ -143,6 +143,6 @@ function fire(ctx: Ctx, market: MarketRuntime, o: Order): void {
     o.status = 'rejected'
     o.cancelReason = err.code
   }
-  if (o.status !== 'open') retire(ctx, account, market, o)
+  if (o.status !== 'open') retire(ctx, market, o)
   ctx.touchOrder(o)
 }

@@ -235,7 +235,7 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
     const left = matchOrder(ctx, market, order, newPrice)
     if (left === 0) {
       order.status = 'filled'
-      retire(ctx, account, market, order)
+      retire(ctx, market, order)
       ctx.touchOrder(order)
     } else {
       rest(ctx, market, order)
