@@ -5,9 +5,11 @@ import type { Bucket } from '../domain/buckets.js'
 import type { MarginMode } from '../domain/orders.js'
 import { streams } from './events.js'
 import type { Order } from './order.js'
+import type { Counter, CounterSource } from './state.js'
 
 export interface Position {
-  marketId: string
+  readonly userId: string
+  readonly marketId: string
   marginMode: MarginMode
   /** Signed lots: positive long, negative short (spot: never negative). */
   lots: number
@@ -20,6 +22,8 @@ export interface Position {
   /** Isolated positions: the margin set aside for this position alone, micro-USDC (cross: 0). */
   isolatedMargin: bigint
   updatedAt: number
+  /** Epoch of the last batch that listed it as changed (Changes.addPosition; not persisted). */
+  changedIn: number
 }
 
 /** What an account's open cross orders in one market could add to its position. */
@@ -53,13 +57,19 @@ export class Account {
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */
   cancelAllAt: number | null = null
+  /** Epoch of the last batch that listed its balances as changed (Changes.addBalances). */
+  balancesChangedIn = 0
 
-  /** This account's private event streams (names built once). */
-  readonly streams: { readonly orders: string; readonly fills: string; readonly balances: string }
+  /** This account's private event streams. */
+  readonly streams: { readonly orders: Counter; readonly fills: Counter; readonly balances: Counter }
 
-  constructor(userId: string) {
+  constructor(userId: string, counters: CounterSource) {
     this.userId = userId
-    this.streams = { orders: streams.orders(userId), fills: streams.fills(userId), balances: streams.balances(userId) }
+    this.streams = {
+      orders: counters.counter(streams.orders(userId)),
+      fills: counters.counter(streams.fills(userId)),
+      balances: counters.counter(streams.balances(userId)),
+    }
   }
 
   balance(bucket: Bucket): bigint {

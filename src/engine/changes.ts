@@ -43,20 +43,25 @@ export interface FillRow {
   at: number
 }
 
+/** Epochs tell one Changes from every other in the process: an order, position or account remembers the
+ * epoch of the batch that listed it (`changedIn`), so listing it again costs a comparison, not a hash. */
+let lastEpoch = 0
+
 export class Changes {
+  readonly epoch = ++lastEpoch
   /** Markets whose row (status, book sequence, settlement) must be upserted. */
   readonly markets = new Set<string>()
   /** Mark history rows, in the order they were taken. */
   readonly marks: Mark[] = []
   /** Markets whose book changed, for the depth mirror. */
   readonly books = new Set<string>()
-  /** Orders created or changed, by id (the live object: its state at commit is what is written). */
-  readonly orders = new Map<string, Order>()
+  /** Orders created or changed, each once (the live object: its state at commit is what is written). */
+  readonly orders: Order[] = []
   readonly fills: FillRow[] = []
-  /** Positions changed, with their account. */
-  readonly positions = new Map<Position, Account>()
-  /** Accounts whose balances changed (all their buckets are written). */
-  readonly balances = new Set<Account>()
+  /** Positions changed, each once. */
+  readonly positions: Position[] = []
+  /** Accounts whose balances changed, each once (all their buckets are written). */
+  readonly balances: Account[] = []
   readonly ledger: LedgerRow[] = []
   readonly funding: FundingRow[] = []
   readonly positionEvents: PositionEventRow[] = []
@@ -65,6 +70,24 @@ export class Changes {
   readonly events: EngineEvent[] = []
   readonly replies: ReplyOut[] = []
   commands = 0
+
+  addOrder(o: Order): void {
+    if (o.changedIn === this.epoch) return
+    o.changedIn = this.epoch
+    this.orders.push(o)
+  }
+
+  addPosition(p: Position): void {
+    if (p.changedIn === this.epoch) return
+    p.changedIn = this.epoch
+    this.positions.push(p)
+  }
+
+  addBalances(a: Account): void {
+    if (a.balancesChangedIn === this.epoch) return
+    a.balancesChangedIn = this.epoch
+    this.balances.push(a)
+  }
 
   get isEmpty(): boolean {
     return this.commands === 0

@@ -4,7 +4,7 @@ import type { Changes } from './changes.js'
 import type { EngineEvent } from './events.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
-import type { EngineState } from './state.js'
+import type { Counter, EngineState } from './state.js'
 
 export interface Ctx {
   readonly state: EngineState
@@ -14,12 +14,13 @@ export interface Ctx {
   /** True when someone waits for this command's reply (build reply views only then). */
   readonly replying: boolean
   /** Emits an event on `stream` with that stream's next sequence. */
-  emit(stream: string, eventType: string, payload: unknown, sourceTs?: number | null): EngineEvent
+  emit(stream: Counter, eventType: string, payload: unknown, sourceTs?: number | null): EngineEvent
   /** Marks a book as changed; its delta is emitted when the command completes. */
   touchBook(market: MarketRuntime): void
   /** Marks an order as changed: written with the batch, its update emitted when the command completes. */
   touchOrder(order: Order): void
   /** Marks an account's balances as changed: a balance snapshot is emitted when the command completes. */
   touchAccount(account: Account): void
-  touchPosition(account: Account, position: Position): void
+  /** Marks a position as changed: written with the batch. */
+  touchPosition(position: Position): void
 }

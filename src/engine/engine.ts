@@ -18,7 +18,7 @@ import { placeQuotes } from './handlers/quotes.js'
 import { previewOrder } from './handlers/preview.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
-import { EngineState } from './state.js'
+import { EngineState, type Counter } from './state.js'
 import { TouchList } from './touchList.js'
 import { BalancePayload, BookDeltaPayload, OrderPayload } from './payloads.js'
 
@@ -63,11 +63,11 @@ export class Engine implements Ctx {
     return c
   }
 
-  emit(stream: string, eventType: string, payload: unknown, sourceTs: number | null = null): EngineEvent {
+  emit(stream: Counter, eventType: string, payload: unknown, sourceTs: number | null = null): EngineEvent {
     const event: EngineEvent = {
-      stream,
+      stream: stream.name,
       eventType,
-      eventSeq: this.state.next(stream),
+      eventSeq: this.state.advance(stream),
       engineTs: this.now,
       sourceTs,
       correlationId: this.correlationId,
@@ -84,15 +84,15 @@ export class Engine implements Ctx {
 
   touchOrder(order: Order): void {
     this.touchedOrders.add(order)
-    this.changes.orders.set(order.id, order)
+    this.changes.addOrder(order)
   }
 
   touchAccount(account: Account): void {
     this.touchedAccounts.add(account)
   }
 
-  touchPosition(account: Account, position: Position): void {
-    this.changes.positions.set(position, account)
+  touchPosition(position: Position): void {
+    this.changes.addPosition(position)
   }
 
   private dispatch(cmd: Command, commandId: string): unknown {

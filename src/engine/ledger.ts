@@ -9,7 +9,7 @@ function post(ctx: Ctx, account: Account, bucket: Bucket, delta: bigint, kind: L
   const after = account.balance(bucket) + delta
   account.balances.set(bucket, after)
   ctx.changes.ledger.push({ userId: account.userId, bucket, amount: delta, balanceAfter: after, kind, refId, at: ctx.now })
-  ctx.changes.balances.add(account)
+  ctx.changes.addBalances(account)
   ctx.touchAccount(account)
 }
 

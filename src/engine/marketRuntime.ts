@@ -7,6 +7,7 @@ import { OrderBook } from './book/orderBook.js'
 import { streams } from './events.js'
 import type { PerpState } from './perpetual.js'
 import type { TwapState } from './expiry.js'
+import type { Counter, CounterSource } from './state.js'
 
 /** Rates are integers in millionths: a fee of 5 bps is 500, a margin of 10% is 100,000. */
 export const RATE_ONE = 1_000_000n
@@ -38,10 +39,11 @@ export class MarketRuntime {
   readonly makerFee: bigint
   readonly initialMargin: bigint
   readonly maintenanceMargin: bigint
-  /** This market's public event streams (names built once). */
-  readonly streams: { readonly book: string; readonly trades: string; readonly prices: string }
+  /** This market's public event streams: the book's name (its deltas are numbered by bookSeq), the
+   * trades' and prices' counters. */
+  readonly streams: { readonly book: string; readonly trades: Counter; readonly prices: Counter }
 
-  constructor(spec: MarketSpec, status: MarketStatus = 'active', bookSeq = 0) {
+  constructor(spec: MarketSpec, counters: CounterSource, status: MarketStatus = 'active', bookSeq = 0) {
     this.spec = spec
     this.status = status
     this.bookSeq = bookSeq
@@ -56,7 +58,7 @@ export class MarketRuntime {
     this.makerFee = rate(spec.makerFeeBps, 100)
     this.initialMargin = rate(spec.initialMarginPct, 10_000)
     this.maintenanceMargin = rate(spec.maintenanceMarginPct, 10_000)
-    this.streams = { book: streams.book(spec.id), trades: streams.trades(spec.id), prices: streams.prices(spec.id) }
+    this.streams = { book: streams.book(spec.id), trades: counters.counter(streams.trades(spec.id)), prices: counters.counter(streams.prices(spec.id)) }
   }
 
   notional(priceTicks: number, lots: number): bigint {

@@ -39,6 +39,8 @@ export interface Order {
   heldPrice: number
   /** Index in its account's open-order list for its market (Account.marketOrders); −1 when not listed. */
   openSlot: number
+  /** Epoch of the last batch that listed it as changed (Changes.addOrder). */
+  changedIn: number
 }
 
 export const remainingLots = (o: Order) => o.lots - o.filledLots

@@ -31,13 +31,14 @@ export function newOrder(ctx: Ctx, account: Account, spec: OrderSpec, parentOrde
     parentOrderId,
     quoteId: spec.quoteId,
     cancelReason: null,
-    seq: ctx.state.next('orderSeq'),
+    seq: ctx.state.advance(ctx.state.orderSeq),
     createdAt: ctx.now,
     updatedAt: ctx.now,
     reserved: 0n,
     heldLots: 0,
     heldPrice: 0,
     openSlot: -1,
+    changedIn: 0,
   }
 }
 

@@ -165,8 +165,8 @@ function settleFunding(ctx: Ctx, perp: MarketRuntime, periodEnd: number, rate: n
     p.funding += amount
     if (p.marginMode === 'isolated') p.isolatedMargin = p.isolatedMargin + amount > 0n ? p.isolatedMargin + amount : 0n
     p.updatedAt = ctx.now
-    ctx.touchPosition(account, p)
+    ctx.touchPosition(p)
     ctx.changes.funding.push({ id, userId: account.userId, marketId: perp.spec.id, periodEnd, rate, lots, markTicks, amount, at: ctx.now })
   }
-  ctx.emit(streams.funding(perp.spec.id), 'FundingSettled', { marketId: perp.spec.id, periodEnd, rate: rateString(rate), markPrice: perp.prices.format(markTicks) })
+  ctx.emit(ctx.state.counter(streams.funding(perp.spec.id)), 'FundingSettled', { marketId: perp.spec.id, periodEnd, rate: rateString(rate), markPrice: perp.prices.format(markTicks) })
 }

@@ -17,7 +17,7 @@ import { armAttached } from './triggers.js'
 export function positionIn(account: Account, marketId: string, mode: MarginMode, now: number): Position {
   let p = account.positions.get(marketId)
   if (!p) {
-    p = { marketId, marginMode: mode, lots: 0, cost: 0n, realized: 0n, funding: 0n, isolatedMargin: 0n, updatedAt: now }
+    p = { userId: account.userId, marketId, marginMode: mode, lots: 0, cost: 0n, realized: 0n, funding: 0n, isolatedMargin: 0n, updatedAt: now, changedIn: 0 }
     account.positions.set(marketId, p)
   }
   return p
@@ -105,7 +105,7 @@ function moveHolding(ctx: Ctx, market: MarketRuntime, account: Account, order: O
   const p = positionFor(ctx, account, market, order)
   applyToPosition(market, p, order.side, lots, priceTicks, notional)
   p.updatedAt = ctx.now
-  ctx.touchPosition(account, p)
+  ctx.touchPosition(p)
 }
 
 /**
@@ -120,7 +120,7 @@ export function movePosition(ctx: Ctx, market: MarketRuntime, account: Account, 
   if (pnl !== 0n) move(ctx, ctx.state.system, 'clearing', account, 'perps', pnl, kind, refId)
   const insurance = p.marginMode === 'isolated' ? settleIsolated(ctx, market, account, p, { held, closed, opened: lots - closed }, priceTicks, pnl, refId) : 0n
   p.updatedAt = ctx.now
-  ctx.touchPosition(account, p)
+  ctx.touchPosition(p)
   return { pnl, insurance }
 }
 
@@ -133,7 +133,7 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   const notional = market.notional(priceTicks, lots)
   const takerFee = applyRate(notional, market.takerFee)
   const makerFee = applyRate(notional, market.makerFee)
-  const matchId = engineId(ctx.now, state.next('match'))
+  const matchId = engineId(ctx.now, state.advance(state.matchSeq))
 
   const takerBefore = taker.filledLots
   const makerBefore = maker.filledLots

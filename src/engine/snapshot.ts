@@ -69,7 +69,7 @@ export interface AccountSnapshot {
 }
 
 /** An open order as persisted: the Order without what restoring derives again (its reservation and exposure). */
-export type OrderSnapshot = Omit<Order, 'account' | 'reserved' | 'heldLots' | 'heldPrice' | 'openSlot'>
+export type OrderSnapshot = Omit<Order, 'account' | 'reserved' | 'heldLots' | 'heldPrice' | 'openSlot' | 'changedIn'>
 
 export interface EngineSnapshot {
   version: number
@@ -138,7 +138,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
   state.now = snap.now
   for (const [k, v] of snap.counters) state.restoreCounter(k, v)
   for (const m of snap.markets) {
-    const market = new MarketRuntime(canonicalSpec(m.spec), m.status, m.bookSeq)
+    const market = new MarketRuntime(canonicalSpec(m.spec), state, m.status, m.bookSeq)
     market.settledAtMs = m.settledAtMs
     market.settlementPrice = m.settlementPrice
     restoreMarketEngineState(market, m.engineState)
@@ -152,7 +152,9 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     const account = state.account(a.userId)
     for (const [bucket, v] of a.balances) account.balances.set(bucket, BigInt(v))
     for (const p of a.positions) {
-      account.positions.set(p.marketId, { ...p, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin) })
+      account.positions.set(p.marketId, {
+        ...p, userId: a.userId, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
+      })
     }
     for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)
     account.faucetGrants = a.faucetGrants.map(([t, m]) => [t, BigInt(m)])
@@ -161,7 +163,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
   }
   for (const o of [...snap.orders].sort((x, y) => x.seq - y.seq)) {
     const account = state.account(o.userId)
-    const order: Order = { ...o, account, reserved: 0n, heldLots: 0, heldPrice: 0, openSlot: -1 }
+    const order: Order = { ...o, account, reserved: 0n, heldLots: 0, heldPrice: 0, openSlot: -1, changedIn: 0 }
     const market = state.markets.get(o.marketId)!
     if (isWaiting(order)) waitingIn(state, o.marketId).add(order)
     else market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })

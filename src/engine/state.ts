@@ -26,12 +26,17 @@ export interface MarkTicks {
   bandHigh: number
 }
 
-interface Counter {
+/** A named sequence: an event stream's last sequence number, or an id series' last value. Holders of a
+ * stream keep its Counter (Account.streams, MarketRuntime.streams), so emitting looks nothing up. */
+export interface Counter {
   readonly name: string
   value: number
   /** Listed among the counters to persist. */
   dirty: boolean
 }
+
+/** Where an account or a market gets the counters of its streams. */
+export type CounterSource = Pick<EngineState, 'counter'>
 
 export class EngineState {
   /** Engine clock: running maximum of command timestamps. */
@@ -53,11 +58,19 @@ export class EngineState {
   private readonly counters = new Map<string, Counter>()
   /** Counters changed since the runner last persisted them. */
   private dirty: Counter[] = []
+  /** The id series of the hot path, held here so that they look nothing up. */
+  readonly orderSeq = this.counter('orderSeq')
+  readonly matchSeq = this.counter('match')
 
-  /** Advances a counter and returns its new value (the first is 1). One map lookup: this runs per event. */
-  next(name: string): number {
+  /** The counter of that name, created at 0 when first needed (the same object for the state's life). */
+  counter(name: string): Counter {
     let c = this.counters.get(name)
     if (c === undefined) this.counters.set(name, (c = { name, value: 0, dirty: false }))
+    return c
+  }
+
+  /** Advances a counter and returns its new value (the first is 1). */
+  advance(c: Counter): number {
     c.value++
     if (!c.dirty) {
       c.dirty = true
@@ -66,14 +79,22 @@ export class EngineState {
     return c.value
   }
 
-  /** Every counter as [name, value]. */
-  counterEntries(): Array<[string, number]> {
-    return [...this.counters.values()].map((c) => [c.name, c.value])
+  /** Advances the counter of that name: for series used too rarely to hold. */
+  next(name: string): number {
+    return this.advance(this.counter(name))
   }
 
-  /** Sets a counter, as a snapshot or a rebuild restores it (not dirty: it is already persisted). */
+  /** Every counter ever advanced, as [name, value] (one still at 0 is as good as absent). */
+  counterEntries(): Array<[string, number]> {
+    const out: Array<[string, number]> = []
+    for (const c of this.counters.values()) if (c.value !== 0) out.push([c.name, c.value])
+    return out
+  }
+
+  /** Sets a counter, as a snapshot or a rebuild restores it (not dirty: it is already persisted). In
+   * place, so that whoever already holds it sees the restored value. */
   restoreCounter(name: string, value: number): void {
-    this.counters.set(name, { name, value, dirty: false })
+    this.counter(name).value = value
   }
 
   /** The counters changed since the last markCountersPersisted(), as [name, value]. */
@@ -93,7 +114,7 @@ export class EngineState {
   /** The account, created empty when first needed. */
   account(userId: string): Account {
     let a = this.accounts.get(userId)
-    if (!a) this.accounts.set(userId, (a = new Account(userId)))
+    if (!a) this.accounts.set(userId, (a = new Account(userId, this)))
     return a
   }
 }

@@ -136,7 +136,7 @@ function fire(ctx: Ctx, market: MarketRuntime, o: Order): void {
   if (sibling) closeOrder(ctx, market, sibling, 'canceled', 'oco', false)
   try {
     const limit = admit(ctx, account, market, { ...o, lots: remainingLots(o), marginMode: o.marginMode ?? 'cross' })
-    o.seq = ctx.state.next('orderSeq')
+    o.seq = ctx.state.advance(ctx.state.orderSeq)
     execute(ctx, market, o, limit)
   } catch (err) {
     if (!(err instanceof DomainError)) throw err

@@ -62,14 +62,14 @@ function statements(state: EngineState, c: Changes): Statement[] {
       c.marks.map((m) => ({ marketId: m.marketId, price: m.price, indexPrice: m.indexPrice, source: m.source, sourceTimestamp: iso(m.sourceTs), createdAt: iso(m.engineTs) })),
     ])
   }
-  if (c.orders.size > 0) {
+  if (c.orders.length > 0) {
     out.push([
       `INSERT INTO orders SELECT * FROM json_populate_recordset(NULL::orders, $1::json)
        ON CONFLICT (id) DO UPDATE SET price = EXCLUDED.price, quantity = EXCLUDED.quantity,
          "filledQuantity" = EXCLUDED."filledQuantity", status = EXCLUDED.status, "stopPrice" = EXCLUDED."stopPrice",
          "triggeredAt" = EXCLUDED."triggeredAt", "cancelReason" = EXCLUDED."cancelReason", seq = EXCLUDED.seq,
          "updatedAt" = EXCLUDED."updatedAt"`,
-      [...c.orders.values()].map((o) => {
+      c.orders.map((o) => {
         const m = market(o.marketId)
         const price = (t: number | null) => (t === null ? null : m.prices.format(t))
         return {
@@ -97,27 +97,27 @@ function statements(state: EngineState, c: Changes): Statement[] {
     ])
     out.push(candleStatement(state, c))
   }
-  if (c.positions.size > 0) {
+  if (c.positions.length > 0) {
     out.push([
       `INSERT INTO positions SELECT * FROM json_populate_recordset(NULL::positions, $1::json)
        ON CONFLICT ("userId", "marketId") DO UPDATE SET "marginMode" = EXCLUDED."marginMode", quantity = EXCLUDED.quantity,
          "avgPrice" = EXCLUDED."avgPrice", cost = EXCLUDED.cost, "realizedPnl" = EXCLUDED."realizedPnl",
          "fundingPayment" = EXCLUDED."fundingPayment", "isolatedMargin" = EXCLUDED."isolatedMargin", "updatedAt" = EXCLUDED."updatedAt"`,
-      [...c.positions].map(([p, a]) => {
+      c.positions.map((p) => {
         const m = market(p.marketId)
         return {
-          userId: a.userId, marketId: p.marketId, marginMode: p.marginMode, quantity: m.quantities.format(p.lots),
+          userId: p.userId, marketId: p.marketId, marginMode: p.marginMode, quantity: m.quantities.format(p.lots),
           avgPrice: avgPrice(m, p.cost, p.lots), cost: microToString(p.cost), realizedPnl: microToString(p.realized),
           fundingPayment: microToString(p.funding), isolatedMargin: microToString(p.isolatedMargin), updatedAt: iso(p.updatedAt),
         }
       }),
     ])
   }
-  if (c.balances.size > 0) {
+  if (c.balances.length > 0) {
     out.push([
       `INSERT INTO balances SELECT * FROM json_populate_recordset(NULL::balances, $1::json)
        ON CONFLICT ("userId", bucket) DO UPDATE SET amount = EXCLUDED.amount, "updatedAt" = EXCLUDED."updatedAt"`,
-      [...c.balances].flatMap((a) => [...a.balances].map(([bucket, amount]) => ({ userId: a.userId, bucket, amount: microToString(amount), updatedAt: iso(state.now) }))),
+      c.balances.flatMap((a) => [...a.balances].map(([bucket, amount]) => ({ userId: a.userId, bucket, amount: microToString(amount), updatedAt: iso(state.now) }))),
     ])
   }
   if (c.ledger.length > 0) {

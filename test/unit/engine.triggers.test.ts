@@ -28,7 +28,7 @@ describe('stop orders', () => {
     // The perpetual's mark is the index plus a small premium EMA: move the index through the stop.
     h.marks({ BTC: '96100' })
     const changes = h.engine.takeChanges()
-    const fired = changes.orders.get(stop.id)!
+    const fired = changes.orders.find((o) => o.id === stop.id)!
     expect(fired).toMatchObject({ status: 'filled', filledLots: 500, triggeredAt: h.now })
     expect(changes.fills.filter((f) => f.orderId === stop.id).map((f) => f.priceTicks)).toEqual([970_000])
     expect(position('alice')).toBe(500)
@@ -42,7 +42,7 @@ describe('stop orders', () => {
   it('end rejected, with the refusal as the reason, when the triggered order fails its checks', () => {
     const stop = h.placeOk('alice', { side: 'sell', type: 'market', quantity: '0.5', stopPrice: '94000', reduceOnly: true })
     h.marks({ BTC: '93900' })
-    expect(h.engine.takeChanges().orders.get(stop.id)).toMatchObject({ status: 'rejected', cancelReason: 'REDUCE_ONLY_VIOLATION', triggeredAt: h.now })
+    expect(h.engine.takeChanges().orders.find((o) => o.id === stop.id)).toMatchObject({ status: 'rejected', cancelReason: 'REDUCE_ONLY_VIOLATION', triggeredAt: h.now })
     expect(order(stop.id)).toBeUndefined()
   })
 
@@ -69,8 +69,8 @@ describe('take-profit and stop-loss', () => {
     h.placeOk('mm', { side: 'buy', price: '95900', quantity: '2' })
     h.marks({ BTC: '96000' })
     const changes = h.engine.takeChanges()
-    expect(changes.orders.get(tp.id)).toMatchObject({ status: 'filled', filledLots: 1_000 })
-    expect(changes.orders.get(sl.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
+    expect(changes.orders.find((o) => o.id === tp.id)).toMatchObject({ status: 'filled', filledLots: 1_000 })
+    expect(changes.orders.find((o) => o.id === sl.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
     expect(position('alice')).toBe(0)
   })
 

@@ -56,7 +56,7 @@ export function genesis(ctx: Ctx, userId: string, usdcMicro: string, holdings: A
       const p = positionIn(a, h.marketId, 'cross', ctx.now)
       p.lots += lots
       p.updatedAt = ctx.now
-      ctx.touchPosition(a, p)
+      ctx.touchPosition(p)
     }
   }
   return { balances: balancesView(account) }

@@ -15,7 +15,7 @@ export function marketOrThrow(ctx: Ctx, marketId: string): MarketRuntime {
 
 function emitStatus(ctx: Ctx, market: MarketRuntime): void {
   ctx.changes.markets.add(market.spec.id)
-  ctx.emit(streams.markets, 'MarketStatus', { marketId: market.spec.id, status: market.status })
+  ctx.emit(ctx.state.counter(streams.markets), 'MarketStatus', { marketId: market.spec.id, status: market.status })
 }
 
 /** Lists the markets not listed yet; already-listed ids are left as they are. Returns the new ids. */
@@ -27,7 +27,7 @@ export function listMarkets(ctx: Ctx, specs: MarketSpec[]): string[] {
   const listed: string[] = []
   for (const spec of specs) {
     if (ctx.state.markets.has(spec.id)) continue
-    const market = new MarketRuntime(canonicalSpec({ ...spec, listedAtMs: ctx.now }))
+    const market = new MarketRuntime(canonicalSpec({ ...spec, listedAtMs: ctx.now }), ctx.state)
     if (market.spec.type === 'perpetual') market.perp = newPerpState(market, ctx.now)
     ctx.state.markets.set(spec.id, market)
     listed.push(spec.id)

@@ -66,7 +66,7 @@ function setMark(ctx: Ctx, market: MarketRuntime, mark: Omit<Mark, 'engineTs' | 
   fireTriggers(ctx, market)
   ctx.changes.marks.push(stored)
   ctx.emit(
-    streams.marks(market.spec.family),
+    ctx.state.counter(streams.marks(market.spec.family)),
     'MarkPrice',
     { marketId: stored.marketId, price: stored.price, indexPrice: stored.indexPrice, source: stored.source },
     stored.sourceTs,

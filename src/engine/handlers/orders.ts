@@ -230,7 +230,7 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
     market.book.cancel(order.id)
     order.priceTicks = newPrice
     order.lots = newLots
-    order.seq = ctx.state.next('orderSeq')
+    order.seq = ctx.state.advance(ctx.state.orderSeq)
     ctx.touchBook(market)
     const left = matchOrder(ctx, market, order, newPrice)
     if (left === 0) {
