@@ -498,6 +498,59 @@ describe('OrderBook internals', () => {
     expect(book.get('o1500')).toMatchObject({ id: 'o1500', seq: 1_500 })
   })
 
+  it('moves its orders into a smaller store once a burst has gone, by cancels or by fills, keeping their queues', () => {
+    for (const drain of ['cancel', 'match'] as const) {
+      const book = new OrderBook()
+      const reference = new NaiveBook()
+      // 6,000 orders over 40 price levels a side (ids interleaved, so queues mix old and new handles).
+      for (let i = 1; i <= 6_000; i++) {
+        const order = { id: `o${i}`, owner: `u${i % 3}`, side: i % 2 === 0 ? BUY : SELL, price: i % 2 === 0 ? 900 - (i % 40) : 1_100 + (i % 40), remaining: 1 + (i % 5), seq: i } as const
+        book.add(order)
+        reference.add(order)
+      }
+      expect(book.handles).toBe(6_000)
+      let compactedAt = 0
+      if (drain === 'cancel') {
+        // Keep every sixth order: the store compacts once fewer than a quarter of its handles are live.
+        for (let i = 1; i <= 6_000; i++) {
+          if (i % 6 === 0) continue
+          expect(book.cancel(`o${i}`)).toBe(reference.cancel(`o${i}`))
+          if (compactedAt === 0 && book.handles < 6_000) compactedAt = book.size
+        }
+      } else {
+        // Sweep most of both sides in slices, so the compaction follows a match.
+        for (let k = 0; k < 20 && book.size > 1_000; k++) {
+          for (const [side, limit] of [[BUY, 1_139], [SELL, 861]] as const) {
+            const a = new Recorder()
+            const b = new Recorder()
+            expect(book.match({ owner: 'taker', side, limit, lots: 400 }, a)).toBe(reference.match({ owner: 'taker', side, limit, lots: 400 }, b))
+            expect(a.events).toEqual(b.events)
+            if (compactedAt === 0 && book.handles < 6_000) compactedAt = book.size
+          }
+        }
+      }
+      book.validateInternalState()
+      expect(compactedAt, `${drain}: compacted below a quarter live`).toBeGreaterThan(0)
+      expect(compactedAt * 4, drain).toBeLessThan(6_000)
+      expect(book.handles, drain).toBeLessThan(2_000)
+      // The same orders in the same queues, and matching still walks them in time priority.
+      expect([...book.orders()], drain).toEqual([...reference.orders()])
+      for (const [side, limit] of [[BUY, 2_000], [SELL, 1]] as const) {
+        const a = new Recorder()
+        const b = new Recorder()
+        expect(book.match({ owner: 'taker', side, limit, lots: 50_000 }, a)).toBe(reference.match({ owner: 'taker', side, limit, lots: 50_000 }, b))
+        expect(a.events, drain).toEqual(b.events)
+      }
+      book.validateInternalState()
+      expect(book.size).toBe(0)
+      // Compacted again on the way down, and reusable afterwards.
+      expect(book.handles, drain).toBeLessThan(4_096)
+      book.add({ id: 'again', owner: 'm', side: BUY, price: 950, remaining: 1, seq: 7_000 })
+      expect(book.get('again')).toMatchObject({ price: 950, remaining: 1 })
+      book.validateInternalState()
+    }
+  })
+
   it('detects a store whose live count disagrees with its handles', () => {
     const freed = new OrderBook()
     freed.add({ id: 'a1', owner: 'm', side: SELL, price: 101, remaining: 3, seq: 1 })

@@ -4,7 +4,8 @@
 // a tree beyond it, a best-first list of the non-empty ones), and the set of levels changed since the
 // last drain. Pure data structure: no clock, no randomness, no I/O. Resting, matching, cancelling and
 // draining allocate nothing but a level the first time its price is used in the window, or each time
-// outside it; orders are handed out as copies or, to a match sink, as a reused view.
+// outside it, and a smaller store once a burst of orders has gone; orders are handed out as copies or,
+// to a match sink, as a reused view.
 import { Level } from './bookNodes.js'
 import { BookSide, DEFAULT_WINDOW } from './bookSide.js'
 import { hashBook } from './hashBook.js'
@@ -18,9 +19,12 @@ export interface OrderBookOptions {
   window?: number
 }
 
+/** Below this many handles a sparse store is not worth compacting (a few hundred KiB at most). */
+const COMPACT_MIN_HANDLES = 4096
+
 export class OrderBook implements Book {
-  private readonly store = new OrderStore()
-  private readonly byId = new OrderIndex(this.store.ids)
+  private store = new OrderStore()
+  private byId = new OrderIndex(this.store.ids)
   /** What match() hands its sink: one object rewritten for each maker, valid during the call only. */
   private readonly maker = { id: '', owner: '', side: BUY as Side, price: 0, remaining: 0, seq: 0 }
   private readonly bids: BookSide
@@ -39,6 +43,11 @@ export class OrderBook implements Book {
 
   get size(): number {
     return this.store.size
+  }
+
+  /** Order records kept, live or free: what the book once held at the same time, until it compacts. */
+  get handles(): number {
+    return this.store.handles
   }
 
   bestBid(): number | undefined {
@@ -111,7 +120,8 @@ export class OrderBook implements Book {
         store.setRemaining(h, available - lots)
         level.total -= lots
         sink.onFill(this.view(h, level), lots)
-        return 0
+        lots = 0
+        break
       }
       store.setRemaining(h, 0)
       level.total -= available
@@ -120,6 +130,7 @@ export class OrderBook implements Book {
       this.remove(side, level, h)
       sink.onFill(maker, available)
     }
+    this.compactIfSparse()
     return lots
   }
 
@@ -180,6 +191,7 @@ export class OrderBook implements Book {
     const level = this.store.levels[h] as Level
     this.touch(level)
     this.dequeue(level.side === BUY ? this.bids : this.asks, level, h)
+    this.compactIfSparse()
     return true
   }
 
@@ -271,6 +283,34 @@ export class OrderBook implements Book {
       level.touched = this.epoch
       this.changed[this.changedCount++] = level
     }
+  }
+
+  /**
+   * After a burst, once under a quarter of the store's handles are live, moves the orders into a store
+   * and an index sized for them, queue by queue, so that memory follows the book down. Amortised O(1):
+   * three quarters of the handles were freed since the store last had this many. Called only between
+   * operations, never while a sweep holds handles; handles never leave the book.
+   */
+  private compactIfSparse(): void {
+    const old = this.store
+    if (old.handles < COMPACT_MIN_HANDLES || 4 * old.size >= old.handles) return
+    const store = new OrderStore(2 * old.size)
+    const byId = new OrderIndex(store.ids)
+    for (const side of [this.bids, this.asks]) {
+      for (let level = side.best; level !== null; level = level.worse) {
+        let prev = NONE
+        for (let h = level.head; h !== NONE; h = old.next(h)) {
+          const moved = store.alloc(old.ids[h] as string, old.owners[h] as string, old.hash(h), level, old.remaining(h), old.seq(h), prev)
+          byId.add(old.hash(h), moved)
+          if (prev === NONE) level.head = moved
+          else store.setNext(prev, moved)
+          prev = moved
+        }
+        level.tail = prev
+      }
+    }
+    this.store = store
+    this.byId = byId
   }
 
   /** Takes order `h` out of the id index, then dequeue()s it. */

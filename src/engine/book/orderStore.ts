@@ -3,8 +3,8 @@
 // neighbour cost one cache line, in a span about half the size that one object per order takes; a
 // handle freed by a fill or cancel is the next one reused, while its line is still warm. The book is
 // memory-bound: this measured 10-20% faster than one object per order on the book bench (fewer cache
-// misses, and no allocation, so no scavenges of resting orders). The store never shrinks: it keeps
-// as many records as the book once held at the same time.
+// misses, and no allocation, so no scavenges of resting orders). A store never shrinks; after a burst
+// the book moves its orders into a smaller one (OrderBook.compactIfSparse).
 import type { Level } from './bookNodes.js'
 
 /** The handle of no order: the end of a queue. */
@@ -23,9 +23,9 @@ const SEQ = 3
 const INITIAL_CAPACITY = 64
 
 export class OrderStore {
-  private ints = new Int32Array(INTS * INITIAL_CAPACITY)
+  private ints: Int32Array
   /** The same buffer as `ints`: lots and seq are safe integers, beyond int32. */
-  private nums = new Float64Array(this.ints.buffer)
+  private nums: Float64Array
   /** Per handle, what does not fit a number. Released handles hold '' and null, so a gone order's
    * id, owner and level are not kept alive. */
   readonly ids: string[] = []
@@ -37,6 +37,16 @@ export class OrderStore {
   private free = NONE
   /** Live records. */
   size = 0
+
+  constructor(capacity = INITIAL_CAPACITY) {
+    this.ints = new Int32Array(INTS * Math.max(INITIAL_CAPACITY, capacity))
+    this.nums = new Float64Array(this.ints.buffer)
+  }
+
+  /** Handles ever handed out, live or free: the records the store keeps. */
+  get handles(): number {
+    return this.used
+  }
 
   /** A record for a new order, last in its level's queue after `prev`; returns its handle. */
   alloc(id: string, owner: string, hash: number, level: Level, remaining: number, seq: number, prev: number): number {
