@@ -41,6 +41,28 @@ describe('order events', () => {
   })
 })
 
+describe('a batch\'s changes', () => {
+  it('list each changed order, position and account once, however often it changed, and again in the next batch', () => {
+    h.engine.takeChanges()
+    const ask = h.placeOk('alice', { side: 'sell', price: '95000', quantity: '0.3' })
+    h.placeOk('bob', { side: 'buy', price: '95000', quantity: '0.1' })
+    h.placeOk('bob', { side: 'buy', price: '95000', quantity: '0.1' })
+    const first = h.engine.takeChanges()
+    expect(first.orders.filter((o) => o.id === ask.id)).toHaveLength(1)
+    expect(first.orders.map((o) => o.userId).sort()).toEqual(['alice', 'bob', 'bob'])
+    expect(first.positions.map((p) => [p.userId, p.marketId]).sort()).toEqual([['alice', PERP], ['bob', PERP]])
+    expect(first.balances.map((a) => a.userId).sort()).toEqual([SYSTEM_USER, 'alice', 'bob'].sort())
+    // Written as it stands at the end of the batch: filled twice.
+    expect(first.orders.find((o) => o.id === ask.id)).toMatchObject({ filledLots: 200, status: 'open' })
+
+    h.placeOk('carol', { side: 'buy', price: '95000', quantity: '0.1' })
+    const second = h.engine.takeChanges()
+    expect(second.orders.filter((o) => o.id === ask.id)).toMatchObject([{ filledLots: 300, status: 'filled' }])
+    expect(second.positions.map((p) => p.userId).sort()).toEqual(['alice', 'carol'])
+    expect(second.balances.map((a) => a.userId).sort()).toEqual([SYSTEM_USER, 'alice', 'carol'].sort())
+  })
+})
+
 describe('matching', () => {
   it('trades at the resting price in price-time priority, filling makers in order', () => {
     h.placeOk('alice', { side: 'sell', price: '95100', quantity: '0.3' })
