@@ -32,6 +32,9 @@ export function installAuth(app: FastifyInstance, identity: Identity): void {
     req.credential = NO_CREDENTIAL
     const { auth, orderRateLimited } = req.routeOptions.config
     if (auth === undefined) return payload
+    // Node refused the rest of this request (a Transfer-Encoding it cannot read, say), answered it and
+    // closed the connection: the peer's address is gone, and the route must not run.
+    if (req.ip === undefined) throw new DomainError('INVALID_REQUEST', 'The connection closed before the request was read')
     req.credential = await identity.credentials.resolve({
       authorization: req.headers.authorization,
       sessionCookie: req.cookies[SESSION_COOKIE],

@@ -13,7 +13,7 @@ import { runRoute, type CompiledRoute } from '../rest/executor.js'
 import type { Services } from '../services/services.js'
 import { errorBody } from '../domain/errors.js'
 import { installStreams } from '../streams/streamServer.js'
-import { installErrorHandling } from './errors.js'
+import { installErrorHandling, onClientError, onFrameworkError } from './errors.js'
 
 export interface HttpOptions {
   services: Services
@@ -39,6 +39,8 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
     // req.ip is the socket peer; X-Forwarded-For counts only when that peer is a configured proxy, so
     // a client cannot name its own address to pass an API key's IP allowlist.
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
+    frameworkErrors: onFrameworkError,
+    clientErrorHandler: onClientError,
   })
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Correlation-Id', req.id)

@@ -1,8 +1,13 @@
 // One error handler for every HTTP route: the spec's body {error, code, message, details?} with the
 // code's status. Malformed or oversized bodies are client errors, never 500s; an unexpected error is
-// logged with its correlation id and shown to the client only as INTERNAL_ERROR.
-import type { FastifyError, FastifyInstance } from 'fastify'
+// logged with its correlation id and shown to the client only as INTERNAL_ERROR. Requests that never
+// reach a route get the same shape: a path the router cannot decode (frameworkErrors), and HTTP that
+// Node's parser refuses, answered on the raw socket (clientErrorHandler).
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, errorBody, ERRORS, type ErrorCode } from '../domain/errors.js'
+import { newId } from '../domain/ids.js'
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
@@ -11,6 +16,45 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'INVALID_REQUEST',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_REQUEST',
   FST_ERR_VALIDATION: 'INVALID_REQUEST',
+}
+
+/** A whole HTTP/1.1 error response for a socket no reply object owns: the spec's body, a fresh
+ * correlation id, and the connection closed after it. */
+export function rawErrorResponse(status: number, code: ErrorCode, message?: string): string {
+  const body = JSON.stringify(errorBody(code, message))
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Correlation-Id: ${newId()}\r\nConnection: close\r\n\r\n${body}`
+  )
+}
+
+/** Fastify's `frameworkErrors`: a path that is not valid percent-encoding, or a segment longer than the
+ * router takes, before any route or hook has run (so the correlation id is set here). */
+export function onFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Correlation-Id', req.id)
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') reply.status(414).send(errorBody('INVALID_REQUEST', 'A path segment is too long'))
+  else if (err.code === 'FST_ERR_BAD_URL') reply.status(400).send(errorBody('INVALID_REQUEST', 'The path is not valid percent-encoding'))
+  else {
+    req.log.error({ err, correlationId: req.id }, 'router error')
+    reply.status(500).send(errorBody('INTERNAL_ERROR', `${ERRORS.INTERNAL_ERROR.message} (${req.id})`))
+  }
+}
+
+/** Fastify's `clientErrorHandler`: HTTP that Node's parser refuses (bad request line or headers,
+ * conflicting lengths, headers too large, a timeout) gets the spec's body as Fastify's default would
+ * get its own. A reset or already closed connection gets nothing. */
+export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  if (socket.writable) {
+    socket.write(
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? rawErrorResponse(408, 'INVALID_REQUEST', 'The request was not received in time')
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? rawErrorResponse(431, 'INVALID_REQUEST', 'The request line or headers are too large')
+          : rawErrorResponse(400, 'INVALID_REQUEST', 'Malformed HTTP request'),
+    )
+  }
+  socket.destroy(err)
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

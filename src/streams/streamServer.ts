@@ -3,12 +3,13 @@
 // protocol; anything else is refused). Every long-lived connection counts against its client address
 // (STREAM_MAX_CONNECTIONS_PER_IP, the address found as for HTTP requests); all of them are closed before
 // the server stops.
-import { STATUS_CODES } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { GraphQLSchema } from 'graphql'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { errorBody, type ErrorCode } from '../domain/errors.js'
+import type { ErrorCode } from '../domain/errors.js'
+import { rawErrorResponse } from '../http/errors.js'
 import type { Services } from '../services/services.js'
 import { clientIpResolver } from './clientIp.js'
 import { ConnectionCaps } from './connectionCaps.js'
@@ -21,10 +22,16 @@ import { FeedSocket, SOCKETS } from './wsFeeds.js'
 const CLOSE_GRACE_MS = 1_000
 
 function refuse(socket: Duplex, status: number, code: ErrorCode, message?: string): void {
-  const body = JSON.stringify(errorBody(code, message))
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  )
+  socket.end(rawErrorResponse(status, code, message))
+}
+
+/** The request's path, or null when its target is no URL at all (`//`, `//[`: new URL throws). */
+function pathOf(req: IncomingMessage): string | null {
+  try {
+    return new URL(req.url ?? '/', 'http://host').pathname
+  } catch {
+    return null
+  }
 }
 
 function goAway(ws: WebSocket): Promise<void> {
@@ -50,8 +57,9 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
   const graphql = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes })
   const graphqlWs = serveGraphqlWs(graphql, { schema, services, clientIp, parseCookie: (h) => app.parseCookie(h) })
 
-  app.server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
-    const path = new URL(req.url ?? '/', 'http://host').pathname
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const path = pathOf(req)
+    if (path === null) return refuse(socket, 400, 'INVALID_REQUEST', 'The request target is not a valid path')
     const types = SOCKETS[path]
     const wss = path === '/graphql' ? graphql : types ? feeds : null
     if (!wss) return refuse(socket, 404, 'NOT_FOUND', `No WebSocket endpoint at ${path}`)
@@ -64,6 +72,15 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
       if (types) new FeedSocket(ws, types, services.streams, config, services.log)
       else graphql.emit('connection', ws, req)
     })
+  }
+  // A throw in an 'upgrade' listener would be uncaught and end the process with every role in it.
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    try {
+      upgrade(req, socket, head)
+    } catch (err) {
+      services.log.error({ err, at: 'streamServer#upgrade', url: req.url }, 'upgrade failed')
+      if (!socket.destroyed) refuse(socket, 500, 'INTERNAL_ERROR')
+    }
   })
 
   // Before the HTTP server closes: it waits for upgraded sockets, which only we can end.
