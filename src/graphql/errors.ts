@@ -1,10 +1,13 @@
 // How errors leave the GraphQL layer, for yoga and for the REST executor alike: a DomainError keeps its
-// code, status and details in extensions; a GraphQL request error (parse, validation, coercion, limits)
-// is INVALID_REQUEST; anything else is masked as INTERNAL_ERROR with the correlation id, and logged.
-import { GraphQLError } from 'graphql'
-import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga'
+// code, status and details in extensions; a GraphQL request error (parse, validation, coercion, limits,
+// a malformed HTTP request) is INVALID_REQUEST; anything else is masked as INTERNAL_ERROR with the
+// correlation id, and logged. Over HTTP, a response yoga would send without a body gets the spec's
+// error body instead.
+import { STATUS_CODES } from 'node:http'
+import { GraphQLError, type ExecutionResult } from 'graphql'
+import { handleStreamOrSingleExecutionResult, isAsyncIterable, type GraphQLHTTPExtensions, type Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
-import { DomainError, ERRORS, isErrorCode, type ErrorCode, type ErrorDetails } from '../domain/errors.js'
+import { DomainError, ERRORS, errorBody, isErrorCode, type ErrorCode, type ErrorDetails } from '../domain/errors.js'
 import type { GraphQLContext } from './context.js'
 
 export interface ClientError {
@@ -37,31 +40,114 @@ export function classify(err: GraphQLError, correlationId: string, log: Logger):
   return { code: 'INTERNAL_ERROR', status: 500, message: `${ERRORS.INTERNAL_ERROR.message} (${correlationId})` }
 }
 
-export function toClientGraphQLError(err: GraphQLError, correlationId: string, log: Logger): GraphQLError {
-  const c = classify(err, correlationId, log)
+/** Errors already in the client shape, so a later pass leaves them (and their details) alone. */
+const shaped = new WeakSet<GraphQLError>()
+
+function shape(err: GraphQLError, c: ClientError, correlationId: string, http?: GraphQLHTTPExtensions): GraphQLError {
   const extensions: Record<string, unknown> = { code: c.code, status: c.status, correlationId }
   if (c.details !== undefined) extensions['details'] = c.details
-  return new GraphQLError(c.message, { nodes: err.nodes, source: err.source, positions: err.positions, path: err.path, extensions })
+  // yoga reads `http` for the response status and headers, and never serializes it
+  if (http) extensions['http'] = http
+  const out = new GraphQLError(c.message, { nodes: err.nodes, source: err.source, positions: err.positions, path: err.path, extensions })
+  shaped.add(out)
+  return out
 }
 
-/** Rewrites every error of every result (queries, mutations, each subscription event). */
-export function useClientErrors(log: Logger): Plugin<GraphQLContext> {
-  const rewrite = (errors: readonly Error[], ctx: GraphQLContext) =>
-    errors.map((e) => toClientGraphQLError(e instanceof GraphQLError ? e : new GraphQLError(e.message), ctx.correlationId, log))
+export function toClientGraphQLError(err: GraphQLError, correlationId: string, log: Logger): GraphQLError {
+  if (shaped.has(err)) return err
+  return shape(err, classify(err, correlationId, log), correlationId)
+}
+
+/**
+ * An error that stopped a request before execution (yoga's request parser and parameter checks, the
+ * parse, choosing the operation, building the context): its client shape, with the HTTP status yoga
+ * chose for it (400, 405 for a mutation over GET, 413) whatever the Accept header, or the code's own.
+ */
+function toRequestError(err: GraphQLError, correlationId: string, log: Logger): GraphQLError {
+  if (shaped.has(err)) return err
+  const c = classify(err, correlationId, log)
+  const given = err.extensions?.['http'] as GraphQLHTTPExtensions | undefined
+  if (c.code === 'INVALID_REQUEST' && given?.status && given.status >= 400 && given.status < 500) c.status = given.status
+  const http: GraphQLHTTPExtensions = { status: c.status }
+  if (given?.headers) http.headers = given.headers
+  return shape(err, c, correlationId, http)
+}
+
+/** A request yoga's own parsers could not read (a GET's variables or extensions that are not JSON). */
+function malformedRequest(err: unknown): GraphQLError {
+  const why = err instanceof Error ? `: ${err.message}` : ''
+  return new GraphQLError(`Malformed GraphQL request${why}`, { extensions: { code: 'INVALID_REQUEST', http: { status: 400 } } })
+}
+
+/** The spec's error body for a response yoga sends without one (415 media type, 406 Accept). */
+function bodyFor(response: Response, fetchAPI: { Response: typeof Response }): Response {
+  const message =
+    response.status === 415
+      ? 'Unsupported media type: send a JSON body with Content-Type: application/json, or use GET'
+      : response.status === 406
+        ? `Not acceptable: GraphQL answers ${response.headers.get('accept')?.replace(/; charset=utf-8/g, '') || 'application/json'}`
+        : `${response.status} ${STATUS_CODES[response.status] ?? 'error'}`
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, key) => {
+    if (key !== 'content-length') headers[key] = value
+  })
+  headers['content-type'] = 'application/json; charset=utf-8'
+  const body = JSON.stringify(errorBody('INVALID_REQUEST', message))
+  return new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers })
+}
+
+/** The correlation id of a request: the operation context's, or the HTTP request's before it exists. */
+function correlationIdOf(ctx: object): string {
+  const c = ctx as { correlationId?: string; req?: { id?: string } }
+  return c.correlationId ?? c.req?.id ?? 'unknown'
+}
+
+/**
+ * Rewrites every error of every result (queries, mutations, each subscription event); over HTTP also
+ * the errors that stop a request before execution, and the bodiless 4xx/5xx responses.
+ */
+export function useClientErrors(log: Logger): Plugin<GraphQLContext, { req: { id: string } }> {
+  const rewrite = (errors: readonly Error[], ctx: object) =>
+    errors.map((e) => toClientGraphQLError(e instanceof GraphQLError ? e : new GraphQLError(e.message), correlationIdOf(ctx), log))
+  const rewriteResult = (result: ExecutionResult, correlationId: string): ExecutionResult => {
+    if (!result.errors?.some((e) => !shaped.has(e))) return result
+    // with data, the errors came from execution; without, they stopped the request
+    const one = result.data === undefined ? toRequestError : toClientGraphQLError
+    return { ...result, errors: result.errors.map((e) => one(e, correlationId, log)) }
+  }
   return {
+    onRequestParse: ({ requestParser, setRequestParser }) => {
+      if (!requestParser) return
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request)
+        } catch (err) {
+          throw err instanceof GraphQLError ? err : malformedRequest(err)
+        }
+      })
+    },
+    onResultProcess: ({ result, setResult, serverContext }) => {
+      const correlationId = correlationIdOf(serverContext)
+      if (Array.isArray(result)) setResult(result.map((r) => rewriteResult(r, correlationId)))
+      else if (!isAsyncIterable(result)) setResult(rewriteResult(result, correlationId))
+    },
+    onResponse: ({ response, setResponse, fetchAPI }) => {
+      if (response.status >= 400 && response.body === null) setResponse(bodyFor(response, fetchAPI))
+    },
+    // yoga caches validation results per document, shaped for an earlier request: shape them afresh
     onValidate: ({ context }) => ({ result, setResult }) => {
-      if (result.length > 0) setResult(rewrite(result, context as GraphQLContext))
+      if (result.length > 0) setResult(result.map((e) => shape(e, classify(e, correlationIdOf(context), log), correlationIdOf(context))))
     },
     onExecute: () => ({
       onExecuteDone: (payload) =>
         handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
-          if (result.errors?.length) setResult({ ...result, errors: rewrite(result.errors, payload.args.contextValue as GraphQLContext) })
+          if (result.errors?.length) setResult({ ...result, errors: rewrite(result.errors, payload.args.contextValue) })
         }),
     }),
     onSubscribe: () => ({
       onSubscribeResult: (payload) =>
         handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
-          if (result.errors?.length) setResult({ ...result, errors: rewrite(result.errors, payload.args.contextValue as GraphQLContext) })
+          if (result.errors?.length) setResult({ ...result, errors: rewrite(result.errors, payload.args.contextValue) })
         }),
     }),
   }
