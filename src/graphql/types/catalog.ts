@@ -4,6 +4,7 @@ import { resolveArrayConnection } from '@pothos/plugin-relay'
 import { instruments, products, type Instrument, type Product } from '../../services/catalogView.js'
 import { builder } from '../builder.js'
 import { memoize } from '../context.js'
+import { COST, connectionCost, LIVE_MARKETS, PRODUCTS } from '../cost.js'
 import { MarketRef, MarketTypeEnum } from './markets.js'
 
 const InstrumentRef = builder.objectRef<Instrument>('Instrument').implement({
@@ -26,13 +27,16 @@ const ProductRef = builder.objectRef<Product>('Product').implement({
     marginGroup: t.exposeString('marginGroup'),
     takerFeeBps: t.field({ type: 'Decimal', resolve: (p) => p.takerFeeBps }),
     makerFeeBps: t.field({ type: 'Decimal', resolve: (p) => p.makerFeeBps }),
-    markets: t.field({ type: [MarketRef], resolve: (p) => p.markets }),
+    // Every live market belongs to one product: charge the average product its share.
+    markets: t.field({ type: [MarketRef], complexity: { field: 1, multiplier: Math.ceil(LIVE_MARKETS / PRODUCTS) }, resolve: (p) => p.markets }),
   }),
 })
 
 builder.queryFields((t) => ({
   instruments: t.connection({
     type: InstrumentRef,
+    // Prices the options of every board: about the BTC board's cost, then an item per live market.
+    complexity: connectionCost(COST.instruments, 500, LIVE_MARKETS),
     resolve: async (_root, args, ctx) =>
       resolveArrayConnection({ args, defaultSize: 500, maxSize: 1_000 }, await memoize(ctx, 'instruments', () => instruments(ctx.services.marketData))),
   }, { name: 'InstrumentConnection' }, { name: 'InstrumentEdge' }),
@@ -40,11 +44,14 @@ builder.queryFields((t) => ({
     type: InstrumentRef,
     nullable: true,
     args: { symbol: t.arg.string({ required: true }) },
+    // The same list as instruments (memoised, so once per request).
+    complexity: COST.instruments,
     resolve: async (_root, args, ctx) =>
       (await memoize(ctx, 'instruments', () => instruments(ctx.services.marketData))).find((i) => i.id === args.symbol) ?? null,
   }),
   products: t.connection({
     type: ProductRef,
+    complexity: connectionCost(1, 100, PRODUCTS),
     resolve: async (_root, args, ctx) => resolveArrayConnection({ args, defaultSize: 100, maxSize: 1_000 }, await products(ctx.services.marketData)),
   }, { name: 'ProductConnection' }, { name: 'ProductEdge' }),
 }))

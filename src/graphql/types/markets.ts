@@ -8,6 +8,7 @@ import { candles, marketStats, RESOLUTIONS, resolutionMinutes, type Candle, type
 import type { ListedMarket } from '../../store/marketRows.js'
 import { builder } from '../builder.js'
 import { memoize, type GraphQLContext } from '../context.js'
+import { BOOK_LEVELS, candlesCost, connectionCost, COST, expectedMarkets, LINEAR_MARKETS } from '../cost.js'
 
 export const MarketTypeEnum = builder.enumType('MarketType', {
   values: { SPOT: { value: 'spot' }, PERPETUAL: { value: 'perpetual' }, FUTURE: { value: 'future' }, OPTION: { value: 'option' } } as const,
@@ -92,8 +93,8 @@ export const OrderbookRef = builder.objectRef<BookSnapshot>('Orderbook').impleme
   fields: (t) => ({
     marketId: t.exposeString('marketId'),
     sequence: t.field({ type: 'SafeInt', resolve: (b) => b.sequence }),
-    bids: t.field({ type: [LevelRef], resolve: (b) => b.bids }),
-    asks: t.field({ type: [LevelRef], resolve: (b) => b.asks }),
+    bids: t.field({ type: [LevelRef], complexity: { field: 1, multiplier: BOOK_LEVELS }, resolve: (b) => b.bids }),
+    asks: t.field({ type: [LevelRef], complexity: { field: 1, multiplier: BOOK_LEVELS }, resolve: (b) => b.asks }),
     timestamp: t.field({ type: 'DateTime', resolve: (b) => new Date(b.timestamp) }),
   }),
 })
@@ -133,6 +134,7 @@ builder.queryFields((t) => ({
       linear: t.arg.boolean({ description: 'Only spot, perpetuals and futures (true) or only options (false).' }),
       includeSettled: t.arg.boolean({ defaultValue: false }),
     },
+    complexity: (args) => connectionCost(1, 500, expectedMarkets(args))(args),
     resolve: async (_root, args, ctx) => {
       const all = await ctx.services.marketData.listed()
       const list = all.filter(
@@ -154,17 +156,23 @@ builder.queryFields((t) => ({
   orderbook: t.field({
     type: OrderbookRef,
     args: { marketId: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.marketData.orderbook(args.marketId),
+    complexity: COST.orderbook,
+    resolve: (_root, args, ctx) => memoize(ctx, `orderbook:${args.marketId}`, () => ctx.services.marketData.orderbook(args.marketId)),
   }),
   marketStats: t.connection({
     type: MarketStatsRef,
     description: 'Statistics of spot, perpetual and futures markets.',
     args: { marketId: t.arg.string() },
+    complexity: (args) => connectionCost(COST.marketStats, 500, args.marketId ? 1 : LINEAR_MARKETS)(args),
     resolve: async (_root, args, ctx) => {
       const md = ctx.services.marketData
-      let list = (await md.listed()).filter((m) => isLinear(m.spec.type) && m.status !== 'settled')
-      if (args.marketId) list = [await md.marketOrThrow(args.marketId)]
-      return resolveArrayConnection({ args, defaultSize: 500, maxSize: 1_000 }, await marketStats(md, list))
+      // Aliases of the same statistics share one aggregate.
+      const stats = await memoize(ctx, `marketStats:${args.marketId ?? ''}`, async () => {
+        let list = (await md.listed()).filter((m) => isLinear(m.spec.type) && m.status !== 'settled')
+        if (args.marketId) list = [await md.marketOrThrow(args.marketId)]
+        return marketStats(md, list)
+      })
+      return resolveArrayConnection({ args, defaultSize: 500, maxSize: 1_000 }, stats)
     },
   }, { name: 'MarketStatsConnection' }, { name: 'MarketStatsEdge' }),
   candles: t.field({
@@ -176,6 +184,7 @@ builder.queryFields((t) => ({
       from: t.arg({ type: 'SafeInt', description: 'Default: 500 candles before `to`, within 90 days.' }),
       to: t.arg({ type: 'SafeInt', description: 'Default: now.' }),
     },
+    complexity: candlesCost,
     resolve: (_root, args, ctx) => {
       const resolution = args.resolution as Resolution
       if (!RESOLUTIONS.includes(resolution)) {
@@ -184,7 +193,7 @@ builder.queryFields((t) => ({
       const md = ctx.services.marketData
       const to = args.to ?? Math.floor(md.clock() / 1000)
       const from = args.from ?? Math.max(0, to - Math.min(500 * resolutionMinutes(resolution) * 60, 90 * 86_400))
-      return candles(md, args.marketId, resolution, from, to)
+      return memoize(ctx, `candles:${args.marketId}:${resolution}:${from}:${to}`, () => candles(md, args.marketId, resolution, from, to))
     },
   }),
 }))

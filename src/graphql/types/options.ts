@@ -1,6 +1,8 @@
 // The options board: spot, forwards per expiry, and a row per listed strike.
 import { optionsBoard, type BoardRow, type OptionsBoard } from '../../services/optionsBoard.js'
 import { builder } from '../builder.js'
+import { memoize } from '../context.js'
+import { BOARD_ROWS_PER_SIDE, optionsBoardCost } from '../cost.js'
 import { OptionTypeEnum } from './markets.js'
 
 const ExpiryForwardRef = builder.objectRef<OptionsBoard['expiryForwards'][number]>('ExpiryForward').implement({
@@ -35,8 +37,8 @@ export const BoardRef = builder.objectRef<OptionsBoard>('OptionsBoard').implemen
     spotPrice: t.field({ type: 'Decimal', nullable: true, resolve: (b) => b.spotPrice }),
     timestamp: t.field({ type: 'DateTime', resolve: (b) => b.timestampMs }),
     expiryForwards: t.field({ type: [ExpiryForwardRef], resolve: (b) => b.expiryForwards }),
-    calls: t.field({ type: [BoardRowRef], resolve: (b) => b.calls }),
-    puts: t.field({ type: [BoardRowRef], resolve: (b) => b.puts }),
+    calls: t.field({ type: [BoardRowRef], complexity: { field: 1, multiplier: BOARD_ROWS_PER_SIDE }, resolve: (b) => b.calls }),
+    puts: t.field({ type: [BoardRowRef], complexity: { field: 1, multiplier: BOARD_ROWS_PER_SIDE }, resolve: (b) => b.puts }),
   }),
 })
 
@@ -44,6 +46,11 @@ builder.queryField('optionsBoard', (t) =>
   t.field({
     type: BoardRef,
     args: { underlying: t.arg.string({ defaultValue: 'BTC' }) },
-    resolve: (_root, args, ctx) => optionsBoard(ctx.services.marketData, args.underlying ?? 'BTC'),
+    // Black-76 over every option of the underlying: charged per call; aliases share one computation.
+    complexity: optionsBoardCost,
+    resolve: (_root, args, ctx) => {
+      const underlying = args.underlying ?? 'BTC'
+      return memoize(ctx, `optionsBoard:${underlying}`, () => optionsBoard(ctx.services.marketData, underlying))
+    },
   }),
 )

@@ -1,0 +1,153 @@
+// The GraphQL cost model over real HTTP, at the default limits (depth 12, complexity 5,000): fields that
+// do real work are charged for it, per alias, so a request the limits admit cannot hold the node for long
+// (a fuzz run once held it 15 s with 2,200 aliases of optionsBoard, each a database read and Black-76),
+// while the REST routes' own operations, sent by a client, and ordinary queries still fit. Alias counts
+// stay well inside the parser's token limit, so the refusals asserted on cost are the cost model's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
+import { marketRoutes } from '../../src/rest/marketRoutes.js'
+import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
+import { http, type Http, type HttpResult } from '../support/http.js'
+
+let ex: TestExchange
+let api: Http
+
+beforeAll(async () => {
+  ex = await startTestExchange({ ROLES: 'api,engine,scheduler' })
+  api = http(ex.url!)
+  const marks: Record<string, string> = { 'BTC-USDC-SPOT': '95000', 'XAUT-USDC-SPOT': '4000', 'WTIOIL-USDC-SPOT': '65' }
+  for (const [family, price] of [['BTC', '95500'], ['XAUT', '4010'], ['WTIOIL', '65.2']] as const) {
+    for (const e of nextQuarterlyExpiries(Date.now(), 2)) marks[`${family}-USDC-${isoDate(e)}`] = price
+  }
+  const pushed = await api.post('/admin/marks', { marks: Object.entries(marks).map(([marketId, price]) => ({ marketId, price })) }, ADMIN)
+  expect(pushed.status).toBe(200)
+})
+afterAll(() => ex?.close())
+
+/** `{ a0: <selection> a1: <selection> … }` */
+const aliases = (n: number, selection: string) => `{${Array.from({ length: n }, (_, i) => `b${i}:${selection}`).join(' ')}}`
+
+/** Refused before any resolver ran: INVALID_REQUEST, and no field answered. */
+function expectRefused(res: HttpResult, why?: RegExp): void {
+  expect(res.body.errors?.length, res.text.slice(0, 300)).toBeGreaterThan(0)
+  expect(res.body.errors[0].extensions.code).toBe('INVALID_REQUEST')
+  if (why) expect(res.body.errors[0].message).toMatch(why)
+  expect(Object.values(res.body.data ?? {}).filter((v) => v !== null)).toEqual([])
+}
+
+async function timed(query: string, variables?: Record<string, unknown>) {
+  const t0 = performance.now()
+  const res = await api.graphql(query, variables)
+  return { res, ms: performance.now() - t0 }
+}
+
+describe('expensive fields are charged per call', () => {
+  it('refuses the fuzz run\'s 2,200 aliases of optionsBoard at once', async () => {
+    const query = aliases(2_200, 'optionsBoard{spotPrice}')
+    expect(JSON.stringify({ query }).length).toBeGreaterThan(60_000)
+    const { res, ms } = await timed(query)
+    expectRefused(res)
+    expect(ms).toBeLessThan(1_000)
+  })
+
+  it('refuses 90 aliases of optionsBoard (cost 180 when each was charged 2) on cost', async () => {
+    const { res, ms } = await timed(aliases(90, 'optionsBoard{spotPrice}'))
+    expectRefused(res, /complexity/i)
+    expect(ms).toBeLessThan(1_000)
+  })
+
+  it('admits a few boards, and answers them quickly', async () => {
+    const ok = await timed(aliases(6, 'optionsBoard{spotPrice}'))
+    expect(ok.res.body.errors, ok.res.text.slice(0, 300)).toBeUndefined()
+    expect(new Set(Object.values(ok.res.body.data).map((b: any) => b.spotPrice))).toEqual(new Set(['95000']))
+    expect(ok.ms).toBeLessThan(1_000)
+    expectRefused(await api.graphql(aliases(7, 'optionsBoard{spotPrice}')), /complexity/i)
+  })
+
+  it('charges a board without options next to nothing', async () => {
+    const res = await api.graphql(aliases(50, 'optionsBoard(underlying:"XAUT"){spotPrice}'))
+    expect(res.body.errors).toBeUndefined()
+    expect(res.body.data.b49.spotPrice).toBe('4000')
+  })
+
+  it('refuses 227 aliases of marketStats, and 45 (cost 990 when each was charged 22) on cost', async () => {
+    expectRefused(await api.graphql(aliases(227, 'marketStats{edges{node{marketId}}}')))
+    const { res, ms } = await timed(aliases(45, 'marketStats{edges{node{marketId}}}'))
+    expectRefused(res, /complexity/i)
+    expect(ms).toBeLessThan(1_000)
+    const few = await api.graphql(aliases(10, 'marketStats{edges{node{marketId last}}}'))
+    expect(few.body.errors).toBeUndefined()
+    expect(few.body.data.b9.edges.map((e: any) => e.node.marketId)).toContain('BTC-PERP')
+  })
+
+  it('charges instruments for the boards it prices', async () => {
+    expectRefused(await api.graphql(aliases(20, 'instruments{edges{node{id}}}')), /complexity/i)
+    expectRefused(await api.graphql(aliases(20, 'instrument(symbol:"BTC-PERP"){id}')), /complexity/i)
+  })
+})
+
+describe('lists are charged per item they can return', () => {
+  it('charges every listed market, not a flat ten', async () => {
+    expectRefused(await api.graphql(aliases(20, 'markets{edges{node{marketId}}}')), /complexity/i)
+    const one = await api.graphql('{ markets { edges { node { marketId } } } }')
+    expect(one.body.errors).toBeUndefined()
+    expect(one.body.data.markets.edges.length).toBeGreaterThan(100)
+    // A page costs what it holds.
+    const pages = await api.graphql(aliases(30, 'markets(first:2){edges{node{marketId}}}'))
+    expect(pages.body.errors).toBeUndefined()
+  })
+
+  it('charges candles per bucket the span holds', async () => {
+    const to = Math.floor(Date.now() / 1000)
+    const wide = await api.graphql(`{ candles(marketId: "BTC-PERP", resolution: "1", from: ${to - 90 * 86_400}, to: ${to}) { timestamp close } }`)
+    expectRefused(wide, /complexity/i)
+    const narrow = await api.graphql(`{ candles(marketId: "BTC-PERP", resolution: "60", from: ${to - 7 * 86_400}, to: ${to}) { timestamp close } }`)
+    expect(narrow.body.errors).toBeUndefined()
+    expect(narrow.body.data.candles).toEqual([])
+  })
+
+  it('charges full-depth books per level', async () => {
+    expectRefused(await api.graphql(aliases(25, 'orderbook(marketId:"BTC-PERP"){sequence bids{price size} asks{price size}}')), /complexity/i)
+    const few = await api.graphql(aliases(10, 'orderbook(marketId:"BTC-PERP"){sequence bids{price size}}'))
+    expect(few.body.errors).toBeUndefined()
+  })
+})
+
+describe('legitimate queries still fit', () => {
+  // A client may send what the REST routes run in-process (where no limit applies): each must fit.
+  const variables: Record<string, Record<string, unknown>> = {
+    RestOrderbook: { marketId: 'BTC-PERP' },
+    RestOhlc: { marketId: 'BTC-PERP', resolution: '15' },
+    RestBoard: { underlying: 'BTC' },
+    RestInstrument: { symbol: 'BTC-PERP' },
+  }
+  const operations = [...new Map(marketRoutes.map((r) => [r.operation.match(/query (\w+)/)![1]!, r.operation])).entries()]
+
+  it.each(operations)('runs the REST operation %s over /graphql within the limits', async (name, operation) => {
+    const { res, ms } = await timed(operation, variables[name])
+    expect(res.body.errors, res.text.slice(0, 300)).toBeUndefined()
+    expect(ms).toBeLessThan(1_000)
+  })
+
+  it('answers every public REST market route', async () => {
+    for (const path of ['/perps/markets', '/perps/orderbook/BTC-PERP', '/orderbook/BTC-PERP', '/perps/market-stats', '/perps/ohlc?symbol=BTC-PERP',
+      '/markets/board', '/markets/board?underlying=XAUT', '/catalog/instruments', '/catalog/instruments/BTC-PERP', '/catalog/products']) {
+      const res = await api.get(path)
+      expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(200)
+    }
+  })
+
+  it('answers the README\'s market query and a dashboard of several fields at once', async () => {
+    const readme = await api.graphql('{ market(id: "BTC-PERP") { marketId tickSize mark { price indexPrice } } }')
+    expect(readme.body.errors).toBeUndefined()
+    expect(readme.body.data.market.mark.price).toBe('95500')
+    const dashboard = await api.graphql(`{
+      markets(linear: true) { edges { node { marketId tickSize priceBandLow priceBandHigh mark { price } } } }
+      marketStats { edges { node { marketId last change24h volume24h } } }
+      orderbook(marketId: "BTC-PERP") { sequence bids { price size } asks { price size } }
+      optionsBoard { spotPrice expiryForwards { expiry forward } calls { marketId markPrice } puts { marketId markPrice } }
+    }`)
+    expect(dashboard.body.errors, dashboard.text.slice(0, 300)).toBeUndefined()
+    expect(dashboard.body.data.optionsBoard.calls.length).toBeGreaterThan(0)
+  })
+})
