@@ -11,7 +11,8 @@ import { createGraphQLServer } from '../graphql/yoga.js'
 import { registerAdminRoutes } from '../rest/adminRoutes.js'
 import { runRoute, type CompiledRoute } from '../rest/executor.js'
 import type { Services } from '../services/services.js'
-import { errorBody } from '../domain/errors.js'
+import { DomainError, errorBody } from '../domain/errors.js'
+import { ConnectionCaps } from '../streams/connectionCaps.js'
 import { installStreams } from '../streams/streamServer.js'
 import { installErrorHandling, onClientError, onFrameworkError } from './errors.js'
 
@@ -68,6 +69,9 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
     })
   }
 
+  // Every long-lived stream of an address counts against one quota: SSE routes, WebSockets and GraphQL
+  // subscriptions over SSE alike.
+  const caps = new ConnectionCaps(config.streamMaxConnectionsPerIp)
   const yoga = createGraphQLServer(o.schema, o.services)
   app.route({
     url: yoga.graphqlEndpoint,
@@ -76,6 +80,18 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
     config: { auth: 'public' },
     handler: async (req, reply) => {
       const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply })
+      if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+        const ip = req.ip
+        if (!caps.acquire(ip)) {
+          // yoga opens the subscription's iterator when its stream starts (on the first read, which
+          // its opening ping answers at once) and closes it on cancel: cancelled unstarted, it throws.
+          const reader = response.body!.getReader()
+          await reader.read()
+          await reader.cancel()
+          throw new DomainError('CONNECTION_LIMIT', caps.limitMessage)
+        }
+        reply.raw.once('close', () => caps.release(ip))
+      }
       response.headers.forEach((value, key) => {
         reply.header(key, value)
       })
@@ -85,7 +101,7 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
   })
 
   registerAdminRoutes(app, o.services)
-  installStreams(app, o.services, o.schema)
+  installStreams(app, o.services, o.schema, caps)
 
   if (config.env === 'test') {
     // The order path's access and rate limit, before the order endpoints exist: tests drive this.

@@ -5,6 +5,11 @@ export class ConnectionCaps {
 
   constructor(private readonly perIp: number) {}
 
+  /** What a refused client is told. */
+  get limitMessage(): string {
+    return `At most ${this.perIp} stream connections per address`
+  }
+
   /** False when the address already holds its quota. */
   acquire(ip: string): boolean {
     const n = this.open.get(ip) ?? 0

@@ -87,7 +87,7 @@ class SseResponse implements Subscriber {
 async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, open: StreamOpener): Promise<FastifyReply> {
   const { config } = host.services
   const ip = req.ip
-  if (!host.caps.acquire(ip)) throw new DomainError('CONNECTION_LIMIT', `At most ${config.streamMaxConnectionsPerIp} stream connections per address`)
+  if (!host.caps.acquire(ip)) throw new DomainError('CONNECTION_LIMIT', host.caps.limitMessage)
   const res = new SseResponse(reply.raw, config.streamMaxBufferBytes, host.services.log)
   let stream: OpenStream
   try {

@@ -12,7 +12,7 @@ import type { ErrorCode } from '../domain/errors.js'
 import { rawErrorResponse } from '../http/errors.js'
 import type { Services } from '../services/services.js'
 import { clientIpResolver } from './clientIp.js'
-import { ConnectionCaps } from './connectionCaps.js'
+import type { ConnectionCaps } from './connectionCaps.js'
 import { serveGraphqlWs } from './graphqlWs.js'
 import { adoptTransport } from './socketFeed.js'
 import { registerSseRoutes, type SseHost } from './sse.js'
@@ -46,9 +46,8 @@ function goAway(ws: WebSocket): Promise<void> {
   })
 }
 
-export function installStreams(app: FastifyInstance, services: Services, schema: GraphQLSchema): void {
+export function installStreams(app: FastifyInstance, services: Services, schema: GraphQLSchema, caps: ConnectionCaps): void {
   const config = services.config
-  const caps = new ConnectionCaps(config.streamMaxConnectionsPerIp)
   const sse: SseHost = { services, caps, open: new Set() }
   registerSseRoutes(app, sse)
 
@@ -64,7 +63,7 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
     const wss = path === '/graphql' ? graphql : types ? feeds : null
     if (!wss) return refuse(socket, 404, 'NOT_FOUND', `No WebSocket endpoint at ${path}`)
     const ip = clientIp(req)
-    if (!caps.acquire(ip)) return refuse(socket, 429, 'CONNECTION_LIMIT', `At most ${config.streamMaxConnectionsPerIp} stream connections per address`)
+    if (!caps.acquire(ip)) return refuse(socket, 429, 'CONNECTION_LIMIT', caps.limitMessage)
     // The TCP socket's end frees the slot, whether the handshake succeeded or not.
     socket.once('close', () => caps.release(ip))
     wss.handleUpgrade(req, socket, head, (ws) => {

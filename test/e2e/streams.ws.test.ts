@@ -106,9 +106,20 @@ describe('the protocol', () => {
     await expect(open('/ws/quotes', small)).rejects.toMatchObject({ status: 429, body: { code: 'CONNECTION_LIMIT' } })
     const sse = await SseClient.open(`${small.url}/markets/board/stream`)
     expect([sse.status, sse.body.code]).toEqual([429, 'CONNECTION_LIMIT'])
+    // A GraphQL subscription over SSE is a stream connection too.
+    const subscription = `${small.url}/graphql?query=${encodeURIComponent('subscription { prices(symbol: "BTC-PERP") { __typename } }')}`
+    const gql = await SseClient.open(subscription)
+    expect([gql.status, gql.body.code]).toEqual([429, 'CONNECTION_LIMIT'])
     held[0]!.close()
     await held[0]!.closed.promise
-    // The slot is free again once the socket is gone.
+    // The slot is free again once the socket is gone; a GraphQL subscription takes it and holds it.
+    const taken = await vi.waitFor(async () => {
+      const s = await SseClient.open(subscription)
+      expect(s.status).toBe(200)
+      return s
+    })
+    await expect(open('/ws/quotes', small)).rejects.toMatchObject({ status: 429, body: { code: 'CONNECTION_LIMIT' } })
+    taken.close()
     await vi.waitFor(async () => {
       const again = await open('/ws/quotes', small)
       again.close()
