@@ -18,6 +18,7 @@ import { normalizeIp } from '../auth/ipAllowlist.js'
 import { SESSION_COOKIE } from '../auth/sessionCookie.js'
 import { newId } from '../domain/ids.js'
 import { createContext, type Caller, type GraphQLContext } from '../graphql/context.js'
+import { documentLimitError } from '../graphql/documentLimits.js'
 import { toClientGraphQLError } from '../graphql/errors.js'
 import type { Services } from '../services/services.js'
 import type { ClientIp } from './clientIp.js'
@@ -176,6 +177,11 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
         const key = `${payload.operationName ?? ''}\n${payload.query}\n${JSON.stringify(payload.variables ?? null)}`
         operations.set(context, { socket: ctx.extra.socket, id, key, correlationId: c.correlationId })
         return context
+      },
+      // A document past the limits is refused before graphql-ws parses it (deep ones overflow the stack).
+      onSubscribe: (_ctx, _id, payload) => {
+        const refused = documentLimitError(payload.query)
+        return refused ? [refused] : undefined
       },
       subscribe,
       onNext: (ctx, _id, _payload, _args, result) => {

@@ -138,6 +138,21 @@ describe('graphql-ws, public streams', () => {
     const s = subscribe(wsClient(), BOOK, { m: 'NOPE-PERP' })
     expect((await s.results.next()).errors[0].extensions).toMatchObject({ code: 'MARKET_NOT_FOUND', status: 404 })
   })
+
+  it('refuses a document too deep or too long to parse with INVALID_REQUEST, and keeps the socket', async () => {
+    const client = wsClient()
+    for (const [query, why] of [
+      [`subscription { orderbook(marketId: ${'['.repeat(3000)}"x"${']'.repeat(3000)}) { eventSeq } }`, /nested more than 100 levels/],
+      [`subscription {${' _'.repeat(6000)} }`, /more than 5000 tokens/],
+    ] as const) {
+      const refused = await subscribe(client, query, {}).error
+      expect(refused[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', status: 400 })
+      expect(refused[0].message).toMatch(why)
+    }
+    const book = subscribe(client, BOOK, { m: PERP })
+    expect((await book.results.next()).data.orderbook).toMatchObject({ eventType: 'OrderbookSnapshot' })
+    book.dispose()
+  })
 })
 
 describe('graphql-ws, private streams', () => {
