@@ -3,7 +3,8 @@
 // protocol; anything else is refused). Every long-lived connection counts against its client address
 // (STREAM_MAX_CONNECTIONS_PER_IP, the address found as for HTTP requests); all of them are closed before
 // the server stops.
-import type { IncomingMessage } from 'node:http'
+import { ServerResponse, type IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { GraphQLSchema } from 'graphql'
@@ -56,7 +57,25 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
   const graphql = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes })
   const graphqlWs = serveGraphqlWs(graphql, { schema, services, clientIp, parseCookie: (h) => app.parseCookie(h) })
 
+  /**
+   * Node hands every request with an Upgrade header to the upgrade listener once one exists; a client
+   * may offer a protocol we do not speak (curl offers h2c on http://) and expects the request served as
+   * plain HTTP/1.1. One without a body is, on its socket, closed after the answer; one with a body would
+   * need its bytes re-framed by hand, so it is refused.
+   */
+  const asPlainHttp = (req: IncomingMessage, socket: Duplex): void => {
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0'
+    if (hasBody) return refuse(socket, 400, 'INVALID_REQUEST', `Upgrade to ${req.headers.upgrade} is not supported: send the request without it`)
+    req.push(null)
+    const res = new ServerResponse(req)
+    res.shouldKeepAlive = false
+    res.assignSocket(socket as Socket)
+    res.once('finish', () => socket.end())
+    app.server.emit('request', req, res)
+  }
+
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (req.headers.upgrade?.toLowerCase() !== 'websocket') return asPlainHttp(req, socket)
     const path = pathOf(req)
     if (path === null) return refuse(socket, 400, 'INVALID_REQUEST', 'The request target is not a valid path')
     const types = SOCKETS[path]

@@ -73,6 +73,18 @@ describe('requests that never reach a route', () => {
     expect((await http(ex.url!).get('/health')).status).toBe(200)
   })
 
+  it('serve a request that offers an upgrade other than WebSocket as plain HTTP, or refuse it when it has a body', async () => {
+    const h2c = await raw('GET /perps/markets HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n')
+    expect(h2c.status).toBe(200)
+    expect(h2c.headers['x-correlation-id']).toMatch(/^[0-9A-Z]{26}$/)
+    expect(h2c.headers['content-type']).toMatch(/application\/json/)
+    expect(h2c.body).toEqual((await http(ex.url!).get('/perps/markets')).body)
+    const missing = await raw('GET /nothing HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n')
+    expect([missing.status, (missing.body as { code: string }).code]).toEqual([404, 'NOT_FOUND'])
+    typed(await raw('POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'), 400)
+    expect((await http(ex.url!).get('/health')).status).toBe(200)
+  })
+
   it('answer a path that is not valid percent-encoding with 400, and an over-long segment with 414', async () => {
     for (const path of ['/perps/orderbook/%E0%A4%A', '/catalog/instruments/%FF', '/orderbook/%zz', '/%E0%A4%A']) {
       typed(await raw(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`), 400)
