@@ -255,6 +255,16 @@ describe('order lifecycle', () => {
     expect((await api.post('/perps/orders/cancel-all', {}, alice.cookie)).body).toEqual({ canceled: 0, ids: [] })
   })
 
+  it('refuses cancel-all for an empty or unknown market with INVALID_MARKET_ID, cancelling nothing', async () => {
+    const a = await order(alice.cookie, { side: 'buy', price: '90000', quantity: '0.01' })
+    expect(a.status).toBe(200)
+    expectError(await api.post('/perps/orders/cancel-all', { marketId: '' }, alice.cookie), 400, 'INVALID_MARKET_ID')
+    expectError(await api.post('/perps/orders/cancel-all', { marketId: 'NOPE-PERP' }, alice.cookie), 400, 'INVALID_MARKET_ID')
+    const gql = await api.graphql('mutation { cancelAllOrders(marketId: "") { canceled } }', {}, alice.cookie)
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'INVALID_MARKET_ID', status: 400 })
+    expect((await api.post(`/perps/orders/${a.body.id}/cancel`, {}, alice.cookie)).body).toMatchObject({ id: a.body.id, status: 'canceled' })
+  })
+
   it('pages order listings newest first with limit and X-Next-Cursor, and filters by margin mode', async () => {
     const first = await api.get('/perps/orders?limit=2', alice.cookie)
     expect(first.body).toHaveLength(2)

@@ -193,9 +193,15 @@ describe('refusals change nothing', () => {
   })
 
   it('refuses when the governing mark is missing or stale (fail closed)', () => {
+    const resting = h.placeOk('bob', { side: 'buy', price: '94000', quantity: '0.2' })
     h.tick(5_001)
     h.ok({ type: 'Tick' }) // moves the engine clock, so only the refusal is compared
     refused('bob', { side: 'buy', price: '95000', quantity: '0.1' }, 'STALE_MARK_PRICE')
+    // A modify that adds risk is refused too; one that only lowers the quantity goes through.
+    const modify = (priceTicks: number | null, lots: number | null) => h.send({ type: 'ModifyOrder', userId: 'bob', orderId: resting.id, priceTicks, lots })
+    expect(modify(null, 300)).toMatchObject({ ok: false, code: 'STALE_MARK_PRICE' })
+    expect(modify(939_000, null)).toMatchObject({ ok: false, code: 'STALE_MARK_PRICE' })
+    expect(modify(null, 100)).toMatchObject({ ok: true })
     const fresh = new TradingHarness()
     fresh.fund('bob')
     expect(fresh.place('bob', { marketId: 'BTC-USDC-2027-03-26', side: 'buy', price: '95000', quantity: '0.1' }).ok).toBe(true)

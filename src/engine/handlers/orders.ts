@@ -208,7 +208,12 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
     throw new DomainError('INVALID_QUANTITY', 'New quantity must exceed the filled quantity', { filledQuantity: market.quantities.format(order.filledLots) })
   }
   const account = order.account
-  if (newPrice !== order.priceTicks) checkBand(market, newPrice, governingMark(ctx, market).ticks)
+  // Fail closed on a stale or missing mark for every amendment but a reduction in place, which only
+  // lowers the risk (as a cancel does).
+  if (newPrice !== order.priceTicks || newLots > order.lots) {
+    const { ticks } = governingMark(ctx, market)
+    if (newPrice !== order.priceTicks) checkBand(market, newPrice, ticks)
+  }
   const side = order.side === 'buy' ? BUY : SELL
   const repriced = newPrice !== order.priceTicks
   if (order.postOnly && repriced && market.book.fillableLots(side, newPrice, userId, 1) > 0) {
@@ -285,6 +290,10 @@ export function cancelOrders(ctx: Ctx, orders: readonly Order[], reason: string)
 }
 
 export function cancelAll(ctx: Ctx, userId: string, filter: CancelFilter): { canceled: number; ids: string[] } {
+  // A market filter names a market: '' or an unknown id would otherwise mean "every market" or "none".
+  if (filter.marketId !== undefined && filter.marketId !== null && !ctx.state.markets.has(filter.marketId)) {
+    throw new DomainError('INVALID_MARKET_ID', `Unknown market ${filter.marketId}`)
+  }
   const account = ctx.state.accounts.get(userId)
   const ids = account ? cancelOrders(ctx, openOrdersOf(account, filter), 'user') : []
   return { canceled: ids.length, ids }
