@@ -10,7 +10,13 @@ export const MAX_EXPIRES_IN_DAYS = 3_650
 // Strict: an unknown field is refused, so a typo such as `allowedIP` cannot silently create a key
 // usable from anywhere.
 export const apiKeyRequest = z.strictObject({
-  name: z.string().trim().min(1, 'name is required').max(64, 'name is at most 64 characters'),
+  name: z
+    .string()
+    .trim()
+    .min(1, 'name is required')
+    .max(64, 'name is at most 64 characters')
+    // PostgreSQL text cannot hold NUL, and no name needs a control character.
+    .refine((s) => !/\p{Cc}/u.test(s), 'name may not contain control characters'),
   scope: z.enum(['read', 'trade']),
   allowedIps: z
     .array(z.string().refine(isAllowlistEntry, 'must be an IPv4 address such as 203.0.113.7'))

@@ -102,6 +102,8 @@ describe('POST /perps/me/api-keys', () => {
     ['over ten years', { expiresInDays: 3_651 }, 'expiresInDays'],
     ['an empty name', { name: '   ' }, 'name'],
     ['a name over 64 characters', { name: 'x'.repeat(65) }, 'name'],
+    ['a name with a NUL', { name: '\u0000nul' }, 'name'],
+    ['a name with a control character', { name: 'a\u0007b' }, 'name'],
     ['an unknown field', { allowedIP: ['10.0.0.1'] }, null],
   ])('refuses %s: 400 INVALID_REQUEST with details.issues', async (_name, patch, field) => {
     const res = await api.post('/perps/me/api-keys', { name: 'k', scope: 'read', ...patch }, alice.cookie)
