@@ -53,6 +53,8 @@ export class Account {
    * the account's only index of its open orders. Each order knows its slot, so listing and unlisting
    * are O(1) with no hashing (trackOpen). */
   readonly marketOrders = new Map<string, Order[]>()
+  /** How many of those are reduce-only: a fill looks for reduce-only orders to trim only when some are. */
+  reduceOnlyOpen = 0
   /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */

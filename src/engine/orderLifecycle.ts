@@ -71,6 +71,44 @@ export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status
   ctx.touchOrder(order)
 }
 
+/**
+ * Keeps an account's resting reduce-only orders in a market within its position after the position
+ * moved: on each side, what they could still fill may not exceed what they would close (a long for
+ * sells, a short for buys; nothing once flat or flipped). The newest are reduced or cancelled first
+ * (reason `reduce_only`), so the oldest keep their place. Each is admitted against the position alone,
+ * so several may together exceed it until the first fill; this keeps any of them from growing or
+ * flipping the position. `taking` is the order being matched, not in the book.
+ */
+export function trimReduceOnly(ctx: Ctx, market: MarketRuntime, account: Account, taking: Order): void {
+  const open = account.reduceOnlyOpen === 0 ? undefined : account.marketOrders.get(market.spec.id)
+  if (open === undefined) return
+  let resting: Order[] | null = null
+  for (const o of open) if (o.reduceOnly && o !== taking && !isWaiting(o)) (resting ??= []).push(o)
+  if (resting === null) return
+  const held = account.positions.get(market.spec.id)?.lots ?? 0
+  resting.sort((a, b) => b.seq - a.seq)
+  for (const side of ['buy', 'sell'] as const) {
+    let excess = -(side === 'sell' ? Math.max(0, held) : Math.max(0, -held))
+    for (const o of resting) if (o.side === side) excess += remainingLots(o)
+    for (let i = 0; i < resting.length && excess > 0; i++) {
+      const o = resting[i]!
+      if (o.side !== side) continue
+      const left = remainingLots(o)
+      if (left <= excess) {
+        closeOrder(ctx, market, o, 'canceled', 'reduce_only', true)
+      } else {
+        o.lots -= excess
+        o.updatedAt = ctx.now
+        market.book.reduce(o.id, left - excess)
+        reserve(account, market, o)
+        ctx.touchBook(market)
+        ctx.touchOrder(o)
+      }
+      excess -= Math.min(left, excess)
+    }
+  }
+}
+
 /** An order that has ended (filled, cancelled, rejected) leaves the open state and holds nothing. */
 export function retire(ctx: Ctx, market: MarketRuntime, order: Order): void {
   const account = order.account

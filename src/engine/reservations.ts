@@ -88,6 +88,7 @@ export function without<T>(account: Account, market: MarketRuntime, orders: read
 /** Keeps the per-market index of open orders in step: call when an order opens or ends (idempotent). */
 export function trackOpen(account: Account, order: Order, open: boolean): void {
   if (open === order.openSlot >= 0) return
+  if (order.reduceOnly) account.reduceOnlyOpen += open ? 1 : -1
   let orders = account.marketOrders.get(order.marketId)
   if (open) {
     if (!orders) account.marketOrders.set(order.marketId, (orders = []))

@@ -8,7 +8,7 @@ import type { Ctx } from './context.js'
 import { move } from './ledger.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
-import { retire } from './orderLifecycle.js'
+import { retire, trimReduceOnly } from './orderLifecycle.js'
 import { reserve } from './reservations.js'
 import { FillPayload, TradePayload } from './payloads.js'
 import { armAttached } from './triggers.js'
@@ -170,4 +170,6 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   armAttached(ctx, market, maker, makerBefore)
   ctx.touchOrder(taker)
   ctx.touchOrder(maker)
+  trimReduceOnly(ctx, market, takerAccount, taker)
+  if (makerAccount !== takerAccount) trimReduceOnly(ctx, market, makerAccount, taker)
 }

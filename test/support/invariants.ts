@@ -128,6 +128,17 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     const indexed = [...a.marketOrders.values()].flatMap((orders) => [...orders])
     expect(indexed.length, `${a.userId} per-market order index size`).toBe(mine.length)
     for (const o of indexed) expect(state.orders.get(o.id), `${a.userId} indexes the live order ${o.id}`).toBe(o)
+    expect(a.reduceOnlyOpen, `${a.userId} counts its open reduce-only orders`).toBe(mine.filter((o) => o.reduceOnly).length)
+    // No resting reduce-only order could fill beyond what it would close: admitted against the position,
+    // trimmed whenever the position moves (together they may exceed it until the first fill).
+    for (const [marketId, orders] of a.marketOrders) {
+      const held = a.positions.get(marketId)?.lots ?? 0
+      for (const o of orders) {
+        if (!o.reduceOnly || isWaiting(o)) continue
+        const closes = o.side === 'sell' ? Math.max(0, held) : Math.max(0, -held)
+        expect(o.lots - o.filledLots, `${a.userId} ${marketId}: reduce-only ${o.side} ${o.id} within the position ${held}`).toBeLessThanOrEqual(closes)
+      }
+    }
     for (const [marketId, orders] of a.marketOrders) {
       expect(orders.length, `${a.userId} ${marketId}: no empty index entry`).toBeGreaterThan(0)
       orders.forEach((o, slot) => {

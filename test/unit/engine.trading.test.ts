@@ -177,6 +177,36 @@ describe('refusals change nothing', () => {
     expect(h.place('bob', { side: 'sell', price: '95000', quantity: '0.1', reduceOnly: true }).ok).toBe(true)
   })
 
+  it('never lets stacked reduce-only orders grow or flip a position: once it shrinks, the newest are reduced or cancelled', () => {
+    const lots = (u: string) => h.engine.state.accounts.get(u)!.positions.get(PERP)?.lots ?? 0
+    h.placeOk('alice', { side: 'sell', price: '95000', quantity: '0.3' })
+    h.placeOk('bob', { side: 'buy', price: '95000', quantity: '0.3' })
+    expect(lots('bob')).toBe(300)
+    // Five reduce-only sells of the whole position, each admissible on its own.
+    const stacked = [0, 1, 2, 3, 4].map(() => h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.3', reduceOnly: true }))
+    h.engine.takeChanges()
+    const taker = h.placeOk('carol', { side: 'buy', price: '95100', quantity: '1.5', timeInForce: 'ioc' })
+    expect(taker).toMatchObject({ filledQuantity: '0.3', status: 'canceled' })
+    expect(lots('bob')).toBe(0)
+    const orders = h.engine.takeChanges().orders
+    const status = (id: string) => orders.find((o) => o.id === id)
+    expect(status(stacked[0].id)).toMatchObject({ status: 'filled' })
+    for (const o of stacked.slice(1)) expect(status(o.id)).toMatchObject({ status: 'canceled', cancelReason: 'reduce_only' })
+
+    // Shrunk but not closed: the newest is cut to what is left, the older keeps its place.
+    h.placeOk('alice', { side: 'sell', price: '95000', quantity: '0.3' })
+    h.placeOk('bob', { side: 'buy', price: '95000', quantity: '0.3' })
+    const older = h.placeOk('bob', { side: 'sell', price: '95200', quantity: '0.2', reduceOnly: true })
+    const newer = h.placeOk('bob', { side: 'sell', price: '95300', quantity: '0.2', reduceOnly: true })
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.2' })
+    h.placeOk('carol', { side: 'buy', price: '95100', quantity: '0.2' })
+    expect(lots('bob')).toBe(100)
+    const book = h.engine.state.markets.get(PERP)!.book
+    expect(book.get(older.id)).toMatchObject({ remaining: 100 })
+    expect(book.get(newer.id)).toBeUndefined()
+    expect(h.engine.state.orders.get(newer.id)).toBeUndefined()
+  })
+
   it('refuses a reused clientOrderId, naming the existing order', () => {
     const first = h.placeOk('bob', { side: 'buy', price: '94000', quantity: '0.1', clientOrderId: 'abc-1' })
     h.placeOk('bob', { side: 'buy', price: '94000', quantity: '0.1', clientOrderId: 'abc-2' })

@@ -34,6 +34,8 @@ export class OrderBook implements Book {
   private readonly changed: Level[] = []
   private changedCount = 0
   private epoch = 1
+  /** While a sweep holds handles: its sink may cancel or reduce other orders, but not move them. */
+  private sweeping = false
 
   constructor(options: OrderBookOptions = {}) {
     const window = options.window ?? DEFAULT_WINDOW
@@ -97,6 +99,9 @@ export class OrderBook implements Book {
 
   /** match() once the taker crosses the best level. */
   private sweep(taker: Taker, sink: MatchSink): number {
+    // No try/finally (it measured 10% slower on the book bench): a sink that throws leaves compaction
+    // off until the next sweep ends, which costs memory for a while, never correctness.
+    this.sweeping = true
     let lots = taker.lots
     const buying = taker.side === BUY
     const side = buying ? this.asks : this.bids
@@ -130,6 +135,7 @@ export class OrderBook implements Book {
       this.remove(side, level, h)
       sink.onFill(maker, available)
     }
+    this.sweeping = false
     this.compactIfSparse()
     return lots
   }
@@ -293,7 +299,7 @@ export class OrderBook implements Book {
    */
   private compactIfSparse(): void {
     const old = this.store
-    if (old.handles < COMPACT_MIN_HANDLES || 4 * old.size >= old.handles) return
+    if (this.sweeping || old.handles < COMPACT_MIN_HANDLES || 4 * old.size >= old.handles) return
     const store = new OrderStore(2 * old.size)
     const byId = new OrderIndex(store.ids)
     for (const side of [this.bids, this.asks]) {

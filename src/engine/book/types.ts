@@ -21,7 +21,8 @@ export interface BookOrder {
   readonly seq: number
 }
 
-/** Receives the effects of match() in the order they happen. */
+/** Receives the effects of match() in the order they happen. The book is consistent whenever it calls
+ * the sink, which may cancel or reduce other resting orders (the sweep goes on from the best level). */
 export interface MatchSink {
   /** `lots` traded against resting `maker` at maker.price; maker.remaining is already reduced. `maker`
    * may be a view the book rewrites for the next maker: copy what is needed beyond the call. */
