@@ -65,16 +65,18 @@ export class ApiKeyStore {
 
   /** Creates a key; the secret in the result exists nowhere else. */
   async create(userId: string, req: ApiKeyRequest, source: AuditSource, nowMs: number = Date.now()): Promise<{ key: ApiKeyView; secret: string }> {
-    const active = await this.prisma.apiKey.count({
-      where: { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date(nowMs) } }] },
-    })
-    if (active >= MAX_ACTIVE_KEYS) {
-      throw new DomainError('INVALID_REQUEST', `At most ${MAX_ACTIVE_KEYS} active API keys per user; revoke one first`, { limit: MAX_ACTIVE_KEYS })
-    }
     const secret = newKeySecret()
     const id = newKeyId()
-    const [row] = await this.prisma.$transaction([
-      this.prisma.apiKey.create({
+    const row = await this.prisma.$transaction(async (tx) => {
+      // One creation per user at a time, so that parallel requests cannot all pass the count.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`api-keys:${userId}`}, 0))`
+      const active = await tx.apiKey.count({
+        where: { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date(nowMs) } }] },
+      })
+      if (active >= MAX_ACTIVE_KEYS) {
+        throw new DomainError('INVALID_REQUEST', `At most ${MAX_ACTIVE_KEYS} active API keys per user; revoke one first`, { limit: MAX_ACTIVE_KEYS })
+      }
+      const created = await tx.apiKey.create({
         data: {
           id,
           userId,
@@ -86,9 +88,10 @@ export class ApiKeyStore {
           createdAt: new Date(nowMs),
         },
         select: VIEW,
-      }),
-      this.prisma.apiKeyAudit.create({ data: { keyId: id, userId, action: 'create', ip: source.ip, userAgent: auditUserAgent(source.userAgent) } }),
-    ])
+      })
+      await tx.apiKeyAudit.create({ data: { keyId: id, userId, action: 'create', ip: source.ip, userAgent: auditUserAgent(source.userAgent) } })
+      return created
+    })
     return { key: view(row, nowMs), secret }
   }
 

@@ -112,6 +112,14 @@ describe('POST /perps/me/api-keys', () => {
     if (field) expect(res.body.details.issues.properties).toHaveProperty(field)
   })
 
+  it('keeps at most 50 active keys per user, even when the requests arrive together', async () => {
+    const carol = await signIn(api, ex.url!)
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => api.post('/perps/me/api-keys', { name: `k${i}`, scope: 'read' }, carol.cookie)))
+    expect(results.filter((r) => r.status === 201)).toHaveLength(50)
+    for (const r of results.filter((x) => x.status !== 201)) expectError(r, 400, 'INVALID_REQUEST')
+    expect((await api.get('/perps/me/api-keys', carol.cookie)).body.keys).toHaveLength(50)
+  })
+
   it('refuses a missing body and a missing name or scope', async () => {
     expectError(await api.request('POST', '/perps/me/api-keys', { headers: alice.cookie }), 400, 'INVALID_REQUEST')
     expectError(await api.post('/perps/me/api-keys', { scope: 'read' }, alice.cookie), 400, 'INVALID_REQUEST')
