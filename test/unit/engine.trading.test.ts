@@ -388,6 +388,13 @@ describe('money', () => {
     h.tick(86_400_001)
     expect(h.send({ type: 'Faucet', userId: 'dave', amountMicro: String(50_000n * USDC), dailyCapMicro: cap })).toMatchObject({ ok: true })
   })
+
+  it('creates no account for a faucet call it refuses', () => {
+    const cap = String(100_000n * USDC)
+    expect(h.send({ type: 'Faucet', userId: 'erin', amountMicro: String(100_001n * USDC), dailyCapMicro: cap })).toMatchObject({ ok: false, code: 'FAUCET_LIMIT' })
+    expect(h.engine.state.accounts.has('erin')).toBe(false)
+    expect(h.send({ type: 'Transfer', userId: 'erin', from: 'wallet', to: 'perps', amountMicro: '1' })).toMatchObject({ ok: false, code: 'ACCOUNT_NOT_FOUND' })
+  })
 })
 
 describe('snapshots with trading state', () => {

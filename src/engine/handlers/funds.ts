@@ -29,13 +29,16 @@ export function balancesView(a: Account): Record<UserBucket, string> {
 export function faucet(ctx: Ctx, userId: string, amountMicro: string, dailyCapMicro: string, refId: string) {
   const amount = micro(amountMicro, 'amount')
   const cap = micro(dailyCapMicro, 'cap')
-  const account = ctx.state.account(userId)
-  account.faucetGrants = account.faucetGrants.filter(([at]) => at > ctx.now - DAY_MS)
-  const used = account.faucetGrants.reduce((sum, [, m]) => sum + m, 0n)
+  // Nothing changes before the cap check: a refused call creates no account and drops no grant.
+  const known = ctx.state.accounts.get(userId)
+  const grants = (known?.faucetGrants ?? []).filter(([at]) => at > ctx.now - DAY_MS)
+  const used = grants.reduce((sum, [, m]) => sum + m, 0n)
   if (used + amount > cap) {
     throw new DomainError('FAUCET_LIMIT', 'Faucet daily cap reached', { remaining: microToString(cap - used), cap: microToString(cap) })
   }
-  account.faucetGrants.push([ctx.now, amount])
+  const account = known ?? ctx.state.account(userId)
+  account.faucetGrants = grants
+  grants.push([ctx.now, amount])
   move(ctx, ctx.state.system, 'external', account, 'wallet', amount, 'faucet', refId)
   return { amount: microToString(amount), walletBalance: microToString(account.balance('wallet')), remainingToday: microToString(cap - used - amount) }
 }
