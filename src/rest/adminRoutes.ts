@@ -8,14 +8,15 @@ import { MAX_RATE_TIER } from '../auth/users.js'
 import { DomainError } from '../domain/errors.js'
 import type { Services } from '../services/services.js'
 
-const markSchema = z.object({
+// Strict: a misspelt field (`sourceTimeStamp`) is refused rather than silently replaced by its default.
+const markSchema = z.strictObject({
   marketId: z.string().min(1).max(64),
   price: z.string(),
   source: z.string().default('push'),
   /** Unix ms or an ISO 8601 string; defaults to the time of the request. */
   sourceTimestamp: z.union([z.number().int().positive(), z.iso.datetime({ offset: true })]).optional(),
 })
-const marksBody = z.union([z.object({ marks: z.array(markSchema).min(1).max(500) }), markSchema])
+const marksBody = z.union([z.strictObject({ marks: z.array(markSchema).min(1).max(500) }), markSchema])
 
 const feedBody = z.strictObject({ enabled: z.boolean() })
 

@@ -373,6 +373,8 @@ describe('POST /admin/marks', () => {
     ['a bad price', { marketId: 'BTC-USDC-SPOT', price: '-5' }, 400, 'INVALID_REQUEST'],
     ['an unknown market', { marketId: 'NOPE', price: '5' }, 404, 'MARKET_NOT_FOUND'],
     ['a perpetual', { marketId: 'BTC-PERP', price: '5' }, 400, 'INVALID_REQUEST'],
+    ['a misspelt field', { marketId: 'BTC-USDC-SPOT', price: '5', sourceTimeStamp: Date.now() }, 400, 'INVALID_REQUEST'],
+    ['an unknown field beside the list', { marks: [{ marketId: 'BTC-USDC-SPOT', price: '5' }], dryRun: true }, 400, 'INVALID_REQUEST'],
   ])('refuses %s and changes nothing', async (_n, body, status, code) => {
     const res = await api.post('/admin/marks', body, ADMIN)
     expect(res.status).toBe(status)
