@@ -10,7 +10,7 @@
 // board + 1 ms, marketStats 1.8 ms, candles 0.7 ms, markets (~135 nodes) 3.2 ms, orderbook 0.2 ms.
 import { OPTION_EXPIRY_COUNT } from '../domain/calendar.js'
 import { CATALOG, familyCatalog } from '../config/catalog.js'
-import { RESOLUTIONS, MAX_CANDLE_SPAN_S, resolutionMinutes, type Resolution } from '../services/marketStats.js'
+import { candleWindow, RESOLUTIONS, MAX_CANDLE_SPAN_S, resolutionMinutes, type Resolution } from '../services/marketStats.js'
 
 /** What the plugin multiplies a list field's items by when it is given no multiplier of its own. */
 export const LIST_MULTIPLIER = 10
@@ -87,13 +87,12 @@ export const BOARD_ROWS_PER_SIDE = OPTIONS_PER_FAMILY / 2
 
 /**
  * Candles: the query, and one item per bucket the span can hold (only buckets with trades come back,
- * so this is the bound). The defaults mirror the resolver's: 500 buckets back from now, at most 90 days.
+ * so this is the bound), over the window the resolver will read.
  */
 export function candlesCost(args: { resolution?: string | null; from?: number | null; to?: number | null }) {
   const resolution = (RESOLUTIONS as readonly string[]).includes(args.resolution ?? '15') ? (args.resolution ?? '15') as Resolution : '15'
   const bucketS = resolutionMinutes(resolution) * 60
-  const to = args.to ?? Math.floor(Date.now() / 1000)
-  const from = args.from ?? to - Math.min(500 * bucketS, MAX_CANDLE_SPAN_S)
+  const { from, to } = candleWindow(resolution, args.from, args.to, Math.floor(Date.now() / 1000))
   const span = Math.min(Math.max(0, to - from), MAX_CANDLE_SPAN_S)
   return { field: COST.candles, multiplier: Math.floor(span / bucketS) + 1 }
 }

@@ -18,6 +18,15 @@ export function resolutionMinutes(r: Resolution): number {
   return r === 'D' || r === '1D' ? 1440 : Number(r)
 }
 
+/** Candles asked for without a start: this many buckets back from `to`, within MAX_CANDLE_SPAN_S. */
+export const DEFAULT_CANDLES = 500
+
+/** The window of a candles query: `to` defaults to now, `from` to DEFAULT_CANDLES buckets before it. */
+export function candleWindow(resolution: Resolution, from: number | null | undefined, to: number | null | undefined, nowS: number): { from: number; to: number } {
+  const end = to ?? nowS
+  return { from: from ?? Math.max(0, end - Math.min(DEFAULT_CANDLES * resolutionMinutes(resolution) * 60, MAX_CANDLE_SPAN_S)), to: end }
+}
+
 export interface Candle {
   /** Unix seconds of the candle's start. */
   timestamp: number

@@ -4,7 +4,7 @@ import type { BookSnapshot, MarkView } from '../../bus/mirrors.js'
 import { D, formatDecimal } from '../../domain/decimal.js'
 import { DomainError } from '../../domain/errors.js'
 import { isLinear } from '../../domain/market.js'
-import { candles, marketStats, RESOLUTIONS, resolutionMinutes, type Candle, type MarketStats, type Resolution } from '../../services/marketStats.js'
+import { candles, candleWindow, marketStats, RESOLUTIONS, type Candle, type MarketStats, type Resolution } from '../../services/marketStats.js'
 import type { ListedMarket } from '../../store/marketRows.js'
 import { builder } from '../builder.js'
 import { memoize, type GraphQLContext } from '../context.js'
@@ -191,8 +191,7 @@ builder.queryFields((t) => ({
         throw new DomainError('INVALID_REQUEST', `resolution must be one of ${RESOLUTIONS.join(', ')}`, { resolution: args.resolution })
       }
       const md = ctx.services.marketData
-      const to = args.to ?? Math.floor(md.clock() / 1000)
-      const from = args.from ?? Math.max(0, to - Math.min(500 * resolutionMinutes(resolution) * 60, 90 * 86_400))
+      const { from, to } = candleWindow(resolution, args.from, args.to, Math.floor(md.clock() / 1000))
       return memoize(ctx, `candles:${args.marketId}:${resolution}:${from}:${to}`, () => candles(md, args.marketId, resolution, from, to))
     },
   }),
