@@ -8,6 +8,7 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import { permits, refusal, type AuthLevel } from '../auth/principal.js'
 import { DomainError } from '../domain/errors.js'
 import type { GraphQLContext } from './context.js'
+import { LIST_MULTIPLIER } from './cost.js'
 
 const UNLIMITED = { complexity: Number.MAX_SAFE_INTEGER, depth: 1_000, breadth: Number.MAX_SAFE_INTEGER }
 
@@ -51,7 +52,7 @@ export const builder = new SchemaBuilder<{
   },
   complexity: {
     defaultComplexity: 1,
-    defaultListMultiplier: 10,
+    defaultListMultiplier: LIST_MULTIPLIER,
     limit: (ctx) =>
       ctx.internal
         ? UNLIMITED

@@ -12,7 +12,8 @@ import { OPTION_EXPIRY_COUNT } from '../domain/calendar.js'
 import { CATALOG, familyCatalog } from '../config/catalog.js'
 import { candleWindow, RESOLUTIONS, MAX_CANDLE_SPAN_S, resolutionMinutes, type Resolution } from '../services/marketStats.js'
 
-/** What the plugin multiplies a list field's items by when it is given no multiplier of its own. */
+/** What the plugin multiplies a list field's items by when it is given no multiplier of its own
+ * (builder.ts passes it as defaultListMultiplier). */
 export const LIST_MULTIPLIER = 10
 
 /** Per-call charges of the resolvers that do real work. */
