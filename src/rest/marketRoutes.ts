@@ -12,11 +12,13 @@ function unixSeconds(req: RestRequest, name: string): number | undefined {
   return Number(v)
 }
 
-const orderbookRoute = (path: string): RestRoute => ({
+/** `/perps/orderbook` serves linear books and `/orderbook` option books; the other kind's ids are 404 there. */
+const orderbookRoute = (path: string, linear: boolean): RestRoute => ({
   method: 'GET',
   path,
   auth: 'public',
-  operation: `query RestOrderbook($marketId: String!) { orderbook(marketId: $marketId) { ...RestBook } } ${BOOK_FIELDS}`,
+  operation: `query ${linear ? 'RestPerpsOrderbook' : 'RestOptionsOrderbook'}($marketId: String!) {
+    orderbook(marketId: $marketId, linear: ${linear}) { ...RestBook } } ${BOOK_FIELDS}`,
   variables: (req) => ({ marketId: req.params['marketId'] }),
   shape: (data) => restBook(data['orderbook']),
 })
@@ -29,8 +31,8 @@ export const marketRoutes: RestRoute[] = [
     operation: `query RestPerpsMarkets { markets(linear: true) { edges { node { ...RestMarket } } } } ${MARKET_FIELDS}`,
     shape: (data) => nodes(data['markets']).map((m) => restMarket(m as Record<string, unknown>)),
   },
-  orderbookRoute('/perps/orderbook/:marketId'),
-  orderbookRoute('/orderbook/:marketId'),
+  orderbookRoute('/perps/orderbook/:marketId', true),
+  orderbookRoute('/orderbook/:marketId', false),
   {
     method: 'GET',
     path: '/perps/market-stats',

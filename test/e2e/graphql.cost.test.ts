@@ -107,11 +107,16 @@ describe('lists are charged per item they can return', () => {
 describe('legitimate queries still fit', () => {
   // A client may send what the REST routes run in-process (where no limit applies): each must fit.
   const variables: Record<string, Record<string, unknown>> = {
-    RestOrderbook: { marketId: 'BTC-PERP' },
+    RestPerpsOrderbook: { marketId: 'BTC-PERP' },
     RestOhlc: { marketId: 'BTC-PERP', resolution: '15' },
     RestBoard: { underlying: 'BTC' },
     RestInstrument: { symbol: 'BTC-PERP' },
   }
+  let option = ''
+  beforeAll(async () => {
+    option = (await api.get('/markets/board')).body.calls[0].marketId
+    variables['RestOptionsOrderbook'] = { marketId: option }
+  })
   const operations = [...new Map(marketRoutes.map((r) => [r.operation.match(/query (\w+)/)![1]!, r.operation])).entries()]
 
   it.each(operations)('runs the REST operation %s over /graphql within the limits', async (name, operation) => {
@@ -120,7 +125,7 @@ describe('legitimate queries still fit', () => {
   })
 
   it('answers every public REST market route', async () => {
-    for (const path of ['/perps/markets', '/perps/orderbook/BTC-PERP', '/orderbook/BTC-PERP', '/perps/market-stats', '/perps/ohlc?symbol=BTC-PERP',
+    for (const path of ['/perps/markets', '/perps/orderbook/BTC-PERP', `/orderbook/${option}`, '/perps/market-stats', '/perps/ohlc?symbol=BTC-PERP',
       '/markets/board', '/markets/board?underlying=XAUT', '/catalog/instruments', '/catalog/instruments/BTC-PERP', '/catalog/products']) {
       const res = await api.get(path)
       expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(200)

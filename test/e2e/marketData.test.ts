@@ -80,11 +80,11 @@ describe('GET /perps/markets', () => {
 })
 
 describe('order books', () => {
-  it.each(['/perps/orderbook/BTC-PERP', '/orderbook/BTC-PERP'])('%s returns the full-depth snapshot shape', async (path) => {
-    const res = await api.get(path)
+  it.each(['BTC-USDC-SPOT', 'BTC-PERP'])('/perps/orderbook/%s returns the full-depth snapshot shape', async (id) => {
+    const res = await api.get(`/perps/orderbook/${id}`)
     expect(res.status).toBe(200)
     expect(Object.keys(res.body).sort()).toEqual(['asks', 'bids', 'marketId', 'sequence', 'timestamp'])
-    expect(res.body).toMatchObject({ marketId: 'BTC-PERP', bids: [], asks: [] })
+    expect(res.body).toMatchObject({ marketId: id, bids: [], asks: [] })
     expect(Number.isInteger(res.body.sequence)).toBe(true)
     expect(res.body.timestamp).toMatch(ISO)
   })
@@ -102,6 +102,15 @@ describe('order books', () => {
     const res = await api.get(path)
     expect(res.status).toBe(404)
     expect(res.body).toEqual({ error: 'MarketError', code: 'MARKET_NOT_FOUND', message: expect.any(String) })
+  })
+
+  it('serves each family only its own books: a market of the other kind is 404 MARKET_NOT_FOUND', async () => {
+    const option = (await api.get('/markets/board')).body.calls[0].marketId
+    for (const path of [`/perps/orderbook/${option}`, '/orderbook/BTC-PERP', '/orderbook/BTC-USDC-SPOT', `/orderbook/${futures['BTC']![0]}`]) {
+      const res = await api.get(path)
+      expect(res.status, path).toBe(404)
+      expect(res.body, path).toEqual({ error: 'MarketError', code: 'MARKET_NOT_FOUND', message: expect.any(String) })
+    }
   })
 })
 

@@ -155,9 +155,19 @@ builder.queryFields((t) => ({
   }),
   orderbook: t.field({
     type: OrderbookRef,
-    args: { marketId: t.arg.string({ required: true }) },
+    args: {
+      marketId: t.arg.string({ required: true }),
+      linear: t.arg.boolean({ description: 'Only a spot, perpetual or futures book (true) or only an option book (false); a market of the other kind is MARKET_NOT_FOUND.' }),
+    },
     complexity: COST.orderbook,
-    resolve: (_root, args, ctx) => memoize(ctx, `orderbook:${args.marketId}`, () => ctx.services.marketData.orderbook(args.marketId)),
+    resolve: async (_root, args, ctx) => {
+      const md = ctx.services.marketData
+      // REST's two book paths each serve one family (SPEC.md "Market data"), so the other's ids are unknown there.
+      if (args.linear != null && isLinear((await md.marketOrThrow(args.marketId)).spec.type) !== args.linear) {
+        throw new DomainError('MARKET_NOT_FOUND', `No ${args.linear ? 'linear' : 'option'} market ${args.marketId}`)
+      }
+      return memoize(ctx, `orderbook:${args.marketId}`, () => md.orderbook(args.marketId))
+    },
   }),
   marketStats: t.connection({
     type: MarketStatsRef,
