@@ -103,7 +103,8 @@ export class ApiKeyStore {
 
   /**
    * Revokes the caller's key. Another user's key and an unknown id are both NOT_FOUND, so ids of other
-   * users cannot be probed. Revoking a revoked key succeeds again (a retried DELETE), and re-announces it.
+   * users cannot be probed. A revoked key is a 409 conflict (SPEC.md "Status families"); it is still
+   * re-announced first, in case the call that revoked it failed before announcing.
    */
   async revoke(userId: string, keyId: string, source: AuditSource, nowMs: number = Date.now()): Promise<ApiKeyView> {
     const notFound = () => new DomainError('NOT_FOUND', `No API key ${keyId}`)
@@ -114,9 +115,8 @@ export class ApiKeyStore {
     // The database says revoked first; then every node learns it before this call returns.
     await this.redis.set(this.keys.revokedKey(keyId), '1', 'PX', REVOKED_MARKER_TTL_MS)
     await this.events.publish({ type: 'key-revoked', keyId })
-    if (count > 0) {
-      await this.prisma.apiKeyAudit.create({ data: { keyId, userId, action: 'revoke', ip: source.ip, userAgent: auditUserAgent(source.userAgent) } })
-    }
+    if (count === 0) throw new DomainError('KEY_ALREADY_REVOKED', `API key ${keyId} is already revoked`, { revokedAt: row.revokedAt })
+    await this.prisma.apiKeyAudit.create({ data: { keyId, userId, action: 'revoke', ip: source.ip, userAgent: auditUserAgent(source.userAgent) } })
     return view(row, nowMs)
   }
 }

@@ -7,6 +7,7 @@ export const ERRORS = {
   MISSING_CREDENTIAL: { family: 'AuthError', status: 401, message: 'No credential: send a session cookie or an Authorization header' },
   INVALID_TOKEN: { family: 'AuthError', status: 401, message: 'Credential is invalid or expired' },
   KEY_REVOKED: { family: 'AuthError', status: 401, message: 'API key has been revoked' },
+  KEY_ALREADY_REVOKED: { family: 'AuthError', status: 409, message: 'API key is already revoked' },
   NONCE_MISMATCH: { family: 'AuthError', status: 400, message: 'Sign-in nonce was not issued by this service or was already used' },
   INVALID_SIGNATURE: { family: 'AuthError', status: 401, message: 'Sign-in signature check failed' },
   IP_NOT_ALLOWED: { family: 'AuthError', status: 403, message: 'Caller IP is not in the key allowlist' },

@@ -234,14 +234,18 @@ describe('revocation', () => {
     expectError(await me(apiB, key.auth), 401, 'KEY_REVOKED')
   })
 
-  it('is idempotent for the owner and 404 NOT_FOUND for another user’s key, an unknown id or a malformed id', async () => {
+  it('is 409 KEY_ALREADY_REVOKED for the owner’s revoked key and 404 NOT_FOUND for another user’s key, an unknown id or a malformed id', async () => {
     const key = await createKey(api, alice.cookie, { scope: 'read' })
     expectError(await del(api, `/perps/me/api-keys/${key.id}`, bob.cookie), 404, 'NOT_FOUND')
     expect((await me(api, key.auth)).status).toBe(200) // bob's attempt did nothing
     expectError(await del(api, '/perps/me/api-keys/svc_kid_0000000000000000', alice.cookie), 404, 'NOT_FOUND')
     expectError(await del(api, '/perps/me/api-keys/nonsense', alice.cookie), 404, 'NOT_FOUND')
     expect((await del(api, `/perps/me/api-keys/${key.id}`, alice.bearer)).status).toBe(200)
-    expect((await del(api, `/perps/me/api-keys/${key.id}`, alice.cookie)).status).toBe(200)
+    const again = await del(api, `/perps/me/api-keys/${key.id}`, alice.cookie)
+    expectError(again, 409, 'KEY_ALREADY_REVOKED')
+    expect(again.body.details).toEqual({ revokedAt: expect.stringMatching(ISO) })
+    const gql = await api.graphql('mutation ($id: String!) { revokeApiKey(id: $id) { id } }', { id: key.id }, alice.bearer)
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'KEY_ALREADY_REVOKED', status: 409 })
     const { rows } = await ex.pool.query(`SELECT count(*)::int AS n FROM api_key_audit WHERE "keyId" = $1 AND action = 'revoke'`, [key.id])
     expect(rows[0].n).toBe(1)
   })

@@ -152,7 +152,7 @@ builder.mutationFields((t) => ({
   }),
   revokeApiKey: t.field({
     type: ApiKeyRef,
-    description: 'Revokes one of your keys; the next request with it fails on every node. Revoking again is harmless.',
+    description: 'Revokes one of your keys; the next request with it fails on every node. A key already revoked is KEY_ALREADY_REVOKED (409).',
     authScopes: { level: 'session' },
     args: { id: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.identity.apiKeys.revoke(principalOf(ctx).userId, args.id, ctx),
