@@ -135,7 +135,7 @@ export function registerSseRoutes(app: FastifyInstance, host: SseHost): void {
   const route = (path: string, auth: 'public' | 'read', opener: (req: FastifyRequest) => StreamOpener) =>
     app.get(path, { config: { auth } }, (req, reply) => serve(host, req, reply, opener(req)))
 
-  route('/perps/book-stream', 'public', (req) => streams.book(requiredQuery(query(req), 'marketId')))
+  route('/perps/book-stream', 'public', (req) => streams.book(requiredQuery(query(req), 'marketId'), 'linear'))
   route('/markets/board/stream', 'public', (req) => streams.board(queryString(query(req), 'underlying') ?? 'BTC'))
   route('/stream/options/ticks', 'public', (req) => streams.ticks(queryString(query(req), 'underlying') ?? 'BTC'))
   route('/portfolio/balances/stream', 'read', (req) => streams.balances(req.credential.principal!))

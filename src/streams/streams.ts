@@ -11,6 +11,7 @@ import type { RedisKeys } from '../bus/keys.js'
 import { familyCatalog, CATALOG } from '../config/catalog.js'
 import type { Config } from '../config/env.js'
 import { DomainError } from '../domain/errors.js'
+import { isLinear } from '../domain/market.js'
 import { streams as names } from '../engine/events.js'
 import type { BalancePayload, BookPayload } from '../engine/payloads.js'
 import type { MarketData } from '../services/marketData.js'
@@ -23,6 +24,9 @@ import { OptionsFeed } from './optionsFeed.js'
 import { QuoteFeed } from './quoteFeed.js'
 import type { OpenStream, StreamOpener, Subscriber } from './subscriber.js'
 import { Tail } from './tail.js'
+
+/** The kind of market a stream serves: linear (spot, perpetual, future) or option. */
+type MarketKind = 'linear' | 'option'
 
 export interface StreamsDeps {
   config: Config
@@ -51,8 +55,9 @@ export class Streams {
     })
   }
 
-  /** Order book of any listed market: OrderbookSnapshot, then OrderbookDelta with contiguous sequences. */
-  book(marketId: string, only?: 'option'): StreamOpener {
+  /** Order book of a listed market (of `only` that kind, when given): OrderbookSnapshot, then
+   * OrderbookDelta with contiguous sequences. */
+  book(marketId: string, only?: MarketKind): StreamOpener {
     return async (sub) => {
       await this.market(marketId, only)
       return this.tail(sub, { stream: names.book(marketId), snapshot: () => this.bookSnapshot(marketId) })
@@ -146,9 +151,11 @@ export class Streams {
     await this.hub.close()
   }
 
-  private async market(id: string, only?: 'option'): Promise<ListedMarket> {
+  private async market(id: string, only?: MarketKind): Promise<ListedMarket> {
     const m = await this.d.marketData.marketOrThrow(id)
     if (only === 'option' && m.spec.type !== 'option') throw new DomainError('INVALID_MARKET_ID', `${id} is not an option market`)
+    // The linear book stream is /perps/book-stream's: an option id is unknown there, as on GET /perps/orderbook.
+    if (only === 'linear' && !isLinear(m.spec.type)) throw new DomainError('MARKET_NOT_FOUND', `No linear market ${id}`)
     return m
   }
 

@@ -107,6 +107,12 @@ describe('/perps/book-stream', () => {
     expect(sse.status).toBe(status)
     expect(sse.body).toMatchObject({ code, error: expect.any(String), message: expect.any(String) })
   })
+  it('serves linear books only: an option market is 404 MARKET_NOT_FOUND, as on GET /perps/orderbook', async () => {
+    const optionId = (await api.get('/markets/board')).body.calls[0].marketId
+    const sse = await stream(`/perps/book-stream?marketId=${encodeURIComponent(optionId)}`)
+    expect(sse.status).toBe(404)
+    expect(sse.body).toMatchObject({ code: 'MARKET_NOT_FOUND', error: expect.any(String), message: expect.any(String) })
+  })
 })
 
 describe('options board and option ticks', () => {
