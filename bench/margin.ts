@@ -79,7 +79,7 @@ export async function benchMargin(): Promise<void> {
     const check = new Float64Array(CHECKS)
     for (let i = 0; i < CHECKS; i++) {
       const s = process.hrtime.bigint()
-      checkOrderMargin(engine.state, account, [{ market, side: 'buy', lots: 1, priceTicks: bid }], false)
+      checkOrderMargin(account, [{ market, side: 'buy', lots: 1, priceTicks: bid }], false)
       check[i] = Number(process.hrtime.bigint() - s) / 1000
     }
     const place = new Float64Array(CHECKS)

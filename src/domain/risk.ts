@@ -62,10 +62,14 @@ const NO_RISK: FamilyRisk = Object.freeze({ requirement: 0n, direction: 0 })
  * The first scenario is the move down, so ties resolve to it in both evaluations below. */
 const EXTREME_UP = SCENARIOS.findIndex((s) => s.thirds === -SCENARIOS[0]!.thirds && s.weight20 === SCENARIOS[0]!.weight20)
 
+/** The per-lot P&L numerator of a linear risk array's full-weight up move (+R), the one figure of the
+ * array that FamilyRiskSum needs. */
+export const upMove = (array: readonly bigint[]): bigint => array[EXTREME_UP]!
+
 /**
- * Worst scenario loss of a family of linear instruments (every array a linearRiskArray). Open orders
- * count on their worse side in every scenario: the position as if all buys filled, or as if all sells
- * filled, whichever loses more there.
+ * Worst scenario loss of a family of linear instruments, summed as they are added (no list is built:
+ * the margin check runs on every order). Open orders count on their worse side in every scenario: the
+ * position as if all buys filled, or as if all sells filled, whichever loses more there.
  *
  * Computed from the two extreme moves alone. Every instrument's P&L is min(a·c − b, a'·c − b') in the
  * scenario's c = thirds × weight20, a concave function of c; so is the family's sum, whose minimum over
@@ -73,33 +77,45 @@ const EXTREME_UP = SCENARIOS.findIndex((s) => s.thirds === -SCENARIOS[0]!.thirds
  * scenarioRisk, whose first scenario it is (and a concave function tying at an interior scenario is
  * flat, so ties there too).
  */
-export function familyRisk(exposures: readonly Exposure[]): FamilyRisk {
-  let down = 0n
-  let up = 0n
-  for (let i = 0; i < exposures.length; i++) {
-    const e = exposures[i]!
-    // The full-weight +R entry: the up move's P&L per lot (the first entry, −R, is its negation).
-    const move = e.array[EXTREME_UP]!
-    if (e.buyLots === 0 && e.sellLots === 0 && e.buyCost === 0n && e.sellCost === 0n) {
-      if (e.lots === 0) continue
-      const pnl = BigInt(e.lots) * move
-      up += pnl
-      down -= pnl
-      continue
+export class FamilyRiskSum {
+  /** The family's P&L numerators at the full-weight up and down moves. */
+  private up = 0n
+  private down = 0n
+
+  /** Adds one instrument: `move` its upMove(), `lots` the signed position, open buys and sells in lots,
+   * and what filling them would lose at once against the mark (micro-USDC, ≥ 0). */
+  add(move: bigint, lots: number, buyLots: number, sellLots: number, buyCost: bigint, sellCost: bigint): void {
+    if (buyLots === 0 && sellLots === 0 && buyCost === 0n && sellCost === 0n) {
+      if (lots === 0) return
+      const pnl = BigInt(lots) * move
+      this.up += pnl
+      this.down -= pnl
+      return
     }
-    const withBuys = BigInt(e.lots + e.buyLots) * move
-    const withSells = BigInt(e.lots - e.sellLots) * move
-    const buyCost = e.buyCost === 0n ? 0n : e.buyCost * SCENARIO_DENOMINATOR
-    const sellCost = e.sellCost === 0n ? 0n : e.sellCost * SCENARIO_DENOMINATOR
-    const upBuys = withBuys - buyCost
-    const upSells = withSells - sellCost
-    up += upBuys < upSells ? upBuys : upSells
-    const downBuys = -withBuys - buyCost
-    const downSells = -withSells - sellCost
-    down += downBuys < downSells ? downBuys : downSells
+    const withBuys = BigInt(lots + buyLots) * move
+    const withSells = BigInt(lots - sellLots) * move
+    const buyLoss = buyCost === 0n ? 0n : buyCost * SCENARIO_DENOMINATOR
+    const sellLoss = sellCost === 0n ? 0n : sellCost * SCENARIO_DENOMINATOR
+    const upBuys = withBuys - buyLoss
+    const upSells = withSells - sellLoss
+    this.up += upBuys < upSells ? upBuys : upSells
+    const downBuys = -withBuys - buyLoss
+    const downSells = -withSells - sellLoss
+    this.down += downBuys < downSells ? downBuys : downSells
   }
-  if (down >= 0n && up >= 0n) return NO_RISK
-  return down <= up ? { requirement: roundUp(-down), direction: -1 } : { requirement: roundUp(-up), direction: 1 }
+
+  result(): FamilyRisk {
+    const { up, down } = this
+    if (down >= 0n && up >= 0n) return NO_RISK
+    return down <= up ? { requirement: roundUp(-down), direction: -1 } : { requirement: roundUp(-up), direction: 1 }
+  }
+}
+
+/** FamilyRiskSum over a list of linear exposures. */
+export function familyRisk(exposures: readonly Exposure[]): FamilyRisk {
+  const sum = new FamilyRiskSum()
+  for (const e of exposures) sum.add(upMove(e.array), e.lots, e.buyLots, e.sellLots, e.buyCost, e.sellCost)
+  return sum.result()
 }
 
 /** The same worst loss evaluated in every scenario, for any risk arrays: the reference familyRisk must

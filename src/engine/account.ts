@@ -4,12 +4,15 @@
 import type { Bucket } from '../domain/buckets.js'
 import type { MarginMode } from '../domain/orders.js'
 import { streams } from './events.js'
+import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import type { Counter, CounterSource } from './state.js'
 
 export interface Position {
   readonly userId: string
   readonly marketId: string
+  /** The market of marketId, linked so that the margin looks up nothing (not persisted). */
+  readonly market: MarketRuntime
   marginMode: MarginMode
   /** Signed lots: positive long, negative short (spot: never negative). */
   lots: number
@@ -28,6 +31,8 @@ export interface Position {
 
 /** What an account's open cross orders in one market could add to its position. */
 export interface OrderExposure {
+  /** The market, linked as in Position. */
+  readonly market: MarketRuntime
   buyLots: number
   sellLots: number
   /** Σ price × lots of those orders, in tick·lots. */

@@ -31,7 +31,7 @@ export function checkLiquidations(ctx: Ctx): void {
     if (positions.some((p) => p.marginMode === 'cross')) {
       let cross: CrossMargin | null = null
       try {
-        cross = crossMargin(ctx.state, account)
+        cross = crossMargin(account)
       } catch (err) {
         if (!(err instanceof DomainError && err.code === 'NO_RISK_ARRAY')) throw err // else: no price to judge by
       }
@@ -64,7 +64,7 @@ function liquidateCross(ctx: Ctx, account: Account, positions: Position[], m: Cr
   }
   // Once every cross position is closed, whatever the cross equity lacks is the insurance fund's.
   if (last && positions.every((p) => p.marginMode !== 'cross' || p.lots === 0)) {
-    const after = crossMargin(ctx.state, account)
+    const after = crossMargin(account)
     if (after.equity < 0n) {
       move(ctx, ctx.state.system, 'insurance', account, 'perps', -after.equity, 'liquidation', last.id)
       last.insurance += -after.equity
@@ -96,7 +96,7 @@ function closeStep(ctx: Ctx, account: Account, market: MarketRuntime, p: Positio
   const pnl = p.realized - realizedBefore
   // The fee comes out of what is left: an isolated position's own margin, or the cross equity. What
   // cannot be paid is not charged (the insurance fund would only pay itself).
-  const left = p.marginMode === 'isolated' ? marginBefore - p.isolatedMargin + pnl : crossMargin(ctx.state, account).equity
+  const left = p.marginMode === 'isolated' ? marginBefore - p.isolatedMargin + pnl : crossMargin(account).equity
   let fee = applyRate(notional, LIQUIDATION_FEE)
   if (fee > left) fee = left > 0n ? left : 0n
   move(ctx, account, 'perps', ctx.state.system, 'insurance', fee, 'liquidation', id)

@@ -4,11 +4,12 @@
 import { CORRELATION_CREDIT } from '../domain/correlation.js'
 import { DomainError } from '../domain/errors.js'
 import { microToString } from '../domain/decimal.js'
-import { familyRisk, linearRiskArray, portfolioRequirement, type Exposure, type FamilyRisk } from '../domain/risk.js'
+import { FamilyRiskSum, linearRiskArray, portfolioRequirement, upMove, type FamilyRisk } from '../domain/risk.js'
 import type { Account, OrderExposure, Position } from './account.js'
 import type { Ctx } from './context.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
-import type { EngineState, Mark, MarkTicks } from './state.js'
+import { tickLotsDelta } from './reservations.js'
+import type { Mark, MarkTicks } from './state.js'
 
 /** The mark an order is judged against; refused when missing or older than the market's threshold. */
 export function governingMark(ctx: Ctx, market: MarketRuntime): { mark: Mark; ticks: MarkTicks } {
@@ -29,18 +30,19 @@ export function governingMark(ctx: Ctx, market: MarketRuntime): { mark: Mark; ti
 export interface RiskArrays {
   im: bigint[]
   mm: bigint[]
-  /** The mark in ticks the arrays were built at (a bigint: it prices open orders against it). */
-  mark: bigint
+  /** upMove() of each: all the linear portfolio margin reads of them. */
+  imMove: bigint
+  mmMove: bigint
+  /** The mark in ticks the arrays were built at: open orders are priced against it. */
+  markTicks: number
 }
 
 /** Rebuilds a linear instrument's risk arrays at its new mark. */
 export function riskArrays(market: MarketRuntime, markTicks: number): RiskArrays {
   const value = market.notional(markTicks, 1)
-  return {
-    im: linearRiskArray(value, market.initialMargin),
-    mm: linearRiskArray(value, market.maintenanceMargin),
-    mark: BigInt(markTicks),
-  }
+  const im = linearRiskArray(value, market.initialMargin)
+  const mm = linearRiskArray(value, market.maintenanceMargin)
+  return { im, mm, imMove: upMove(im), mmMove: upMove(mm), markTicks }
 }
 
 /** Unrealized PnL of a linear position at a price in ticks. */
@@ -66,32 +68,22 @@ export interface CrossMargin {
   available: bigint
 }
 
-const NO_ORDERS: OrderExposure = { buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }
-
-/** One market's exposure on one range: held lots, and open orders (buys/sells: lots and Σ price × lots). */
-function exposure(market: MarketRuntime, arrays: RiskArrays, range: 'im' | 'mm', lots: number, buyLots: number, sellLots: number, buyTickLots: bigint, sellTickLots: bigint): Exposure {
-  if (buyLots === 0 && sellLots === 0) return { array: arrays[range], lots, buyLots: 0, sellLots: 0, buyCost: 0n, sellCost: 0n }
-  const k = market.microPerTickLot
-  const m = arrays.mark
-  const buyLoss = buyTickLots - m * BigInt(buyLots)
-  const sellLoss = m * BigInt(sellLots) - sellTickLots
-  return {
-    array: arrays[range],
-    lots,
-    buyLots,
-    sellLots,
-    buyCost: buyLoss > 0n ? buyLoss * k : 0n,
-    sellCost: sellLoss > 0n ? sellLoss * k : 0n,
-  }
+/** What filling `lots` of open orders worth `tickLots` (Σ price × lots) would lose at once against the
+ * mark, micro-USDC: buys above it (`sign` 1), sells below it (−1); 0 when they would gain. */
+function lossAtMark(market: MarketRuntime, arrays: RiskArrays, lots: number, tickLots: bigint, sign: 1 | -1): bigint {
+  if (lots === 0) return 0n
+  const atMark = tickLotsDelta(0, 0, lots, arrays.markTicks)
+  const loss = sign === 1 ? tickLots - atMark : atMark - tickLots
+  return loss > 0n ? loss * market.microPerTickLot : 0n
 }
 
-/** One family's exposures while a portfolio is gathered, then its worst-scenario risks. */
+/** One family's worst-scenario sums while a portfolio is gathered. */
 interface Family {
   readonly name: string
   readonly assetClass: string
-  readonly im: Exposure[]
+  readonly im: FamilyRiskSum
   /** Null when the maintenance range is not asked for. */
-  readonly mm: Exposure[] | null
+  readonly mm: FamilyRiskSum | null
 }
 
 interface FamilyRisks {
@@ -108,26 +100,27 @@ interface Portfolio {
 }
 
 /** Whether the account holds a cross position in a linear derivative market (the portfolio's positions). */
-function holdsCross(state: EngineState, account: Account, id: string): boolean {
-  const p = account.positions.get(id)
+function holdsCross(account: Account, market: MarketRuntime): boolean {
+  const p = account.positions.get(market.spec.id)
   if (p === undefined || p.lots === 0 || p.marginMode === 'isolated') return false
-  const market = state.markets.get(id)!
   return market.linear && market.spec.type !== 'spot'
 }
 
-/** Adds one market's exposure (held lots, its open orders and any extra orders) to its family. */
-function addExposure(state: EngineState, account: Account, extra: readonly WhatIf[], families: Family[], withMm: boolean, only: ReadonlySet<string> | undefined, id: string, held: number): void {
-  const market = state.markets.get(id)!
+/** Adds one market's exposure (held lots, its open orders `open` and any extra orders) to its family. */
+function addExposure(extra: readonly WhatIf[], families: Family[], withMm: boolean, only: ReadonlySet<string> | undefined, market: MarketRuntime, held: number, open: OrderExposure | undefined): void {
   const name = market.spec.family
   if (only !== undefined && !only.has(name)) return
-  const arrays = state.riskArrays.get(id)
-  if (!arrays) throw new DomainError('NO_RISK_ARRAY', `No risk array for ${id}`, { marketId: id })
-  const open = account.exposure.get(id) ?? NO_ORDERS
-  let { buyLots, sellLots, buyTickLots, sellTickLots } = open
+  const arrays = market.risk
+  if (!arrays) throw new DomainError('NO_RISK_ARRAY', `No risk array for ${market.spec.id}`, { marketId: market.spec.id })
+  let buyLots = 0
+  let sellLots = 0
+  let buyTickLots = 0n
+  let sellTickLots = 0n
+  if (open !== undefined) ({ buyLots, sellLots, buyTickLots, sellTickLots } = open)
   for (let i = 0; i < extra.length; i++) {
     const w = extra[i]!
     if (w.market !== market) continue
-    const more = BigInt(w.lots) * BigInt(w.priceTicks)
+    const more = tickLotsDelta(0, 0, w.lots, w.priceTicks)
     if (w.side === 'buy') {
       buyLots += w.lots
       buyTickLots += more
@@ -138,44 +131,46 @@ function addExposure(state: EngineState, account: Account, extra: readonly WhatI
   }
   let family: Family | undefined
   for (let i = 0; i < families.length && family === undefined; i++) if (families[i]!.name === name) family = families[i]
-  if (family === undefined) families.push((family = { name, assetClass: market.spec.assetClass, im: [], mm: withMm ? [] : null }))
-  family.im.push(exposure(market, arrays, 'im', held, buyLots, sellLots, buyTickLots, sellTickLots))
-  family.mm?.push(exposure(market, arrays, 'mm', held, buyLots, sellLots, buyTickLots, sellTickLots))
+  if (family === undefined) families.push((family = { name, assetClass: market.spec.assetClass, im: new FamilyRiskSum(), mm: withMm ? new FamilyRiskSum() : null }))
+  // What the orders lose against the mark is the same on both ranges; only the moves differ.
+  const buyCost = lossAtMark(market, arrays, buyLots, buyTickLots, 1)
+  const sellCost = lossAtMark(market, arrays, sellLots, sellTickLots, -1)
+  family.im.add(arrays.imMove, held, buyLots, sellLots, buyCost, sellCost)
+  family.mm?.add(arrays.mmMove, held, buyLots, sellLots, buyCost, sellCost)
 }
 
 /**
  * Equity and per-family risk of the perps bucket, with `extra` orders resting: every market with a
  * cross position, open orders or an extra order. With `only`, just those families' risks are computed
  * (an order changes its own family alone); `withMm` false skips the maintenance range (order checks).
- * This runs on every order: no closures and few allocations.
+ * This runs on every order: positions and exposures link their markets, so it looks up little.
  */
-function portfolio(state: EngineState, account: Account, extra: readonly WhatIf[], withMm: boolean, only?: ReadonlySet<string>): Portfolio {
+function portfolio(account: Account, extra: readonly WhatIf[], withMm: boolean, only?: ReadonlySet<string>): Portfolio {
   let equity = account.balance('perps') - account.isolatedOrderMargin
   const families: Family[] = []
   for (const p of account.positions.values()) {
     if (p.lots === 0) continue
-    const market = state.markets.get(p.marketId)!
+    const market = p.market
     if (!market.linear || market.spec.type === 'spot') continue
     if (p.marginMode === 'isolated') {
       equity -= p.isolatedMargin
       continue
     }
-    const ticks = state.markTicks.get(p.marketId)
-    if (ticks) equity += unrealized(market, p, ticks.ticks)
-    addExposure(state, account, extra, families, withMm, only, p.marketId, p.lots)
+    if (market.risk) equity += unrealized(market, p, market.risk.markTicks)
+    addExposure(extra, families, withMm, only, market, p.lots, account.exposure.get(market.spec.id))
   }
-  for (const id of account.exposure.keys()) if (!holdsCross(state, account, id)) addExposure(state, account, extra, families, withMm, only, id, 0)
+  for (const e of account.exposure.values()) if (!holdsCross(account, e.market)) addExposure(extra, families, withMm, only, e.market, 0, e)
   for (let i = 0; i < extra.length; i++) {
-    const id = extra[i]!.market.spec.id
-    if (holdsCross(state, account, id) || account.exposure.has(id)) continue
+    const market = extra[i]!.market
+    if (holdsCross(account, market) || account.exposure.has(market.spec.id)) continue
     let first = true
-    for (let j = 0; j < i; j++) if (extra[j]!.market === extra[i]!.market) first = false
-    if (first) addExposure(state, account, extra, families, withMm, only, id, 0)
+    for (let j = 0; j < i; j++) if (extra[j]!.market === market) first = false
+    if (first) addExposure(extra, families, withMm, only, market, 0, undefined)
   }
   const risks: FamilyRisks[] = new Array<FamilyRisks>(families.length)
   for (let i = 0; i < families.length; i++) {
     const f = families[i]!
-    risks[i] = { name: f.name, assetClass: f.assetClass, im: familyRisk(f.im), mm: f.mm && familyRisk(f.mm) }
+    risks[i] = { name: f.name, assetClass: f.assetClass, im: f.im.result(), mm: f.mm && f.mm.result() }
   }
   return { equity, families: risks }
 }
@@ -195,8 +190,8 @@ function requirements(p: Portfolio): CrossMargin {
 }
 
 /** The cross margin of an account's perps bucket, optionally with more orders resting. */
-export function crossMargin(state: EngineState, account: Account, extra: readonly WhatIf[] = []): CrossMargin {
-  return requirements(portfolio(state, account, extra, true))
+export function crossMargin(account: Account, extra: readonly WhatIf[] = []): CrossMargin {
+  return requirements(portfolio(account, extra, true))
 }
 
 /** Initial margin one lot-quantity of an isolated position (or order) needs on its own. */
@@ -229,8 +224,8 @@ export interface MarginImpact {
  * own initial margin must fit in the cross available. `refusal` is the INSUFFICIENT_MARGIN error when
  * they do not. `withMm` false leaves the maintenance figure at 0 (placement needs only the initial).
  */
-export function orderMarginImpact(state: EngineState, account: Account, orders: readonly WhatIf[], isolated: boolean, withMm = true): MarginImpact & { refusal: DomainError | null } {
-  const held = portfolio(state, account, [], withMm && !isolated)
+export function orderMarginImpact(account: Account, orders: readonly WhatIf[], isolated: boolean, withMm = true): MarginImpact & { refusal: DomainError | null } {
+  const held = portfolio(account, [], withMm && !isolated)
   const before = requirements(held)
   if (isolated) {
     let im = 0n
@@ -244,7 +239,7 @@ export function orderMarginImpact(state: EngineState, account: Account, orders: 
   // Only the orders' families change; the others' risks carry over from before.
   const families = new Set<string>()
   for (const w of orders) families.add(w.market.spec.family)
-  const changed = portfolio(state, account, orders, withMm, families)
+  const changed = portfolio(account, orders, withMm, families)
   const untouched = held.families.filter((f) => !families.has(f.name))
   const after = requirements({ equity: held.equity, families: [...untouched, ...changed.families] })
   const im = after.im - before.im
@@ -257,14 +252,14 @@ export function orderMarginImpact(state: EngineState, account: Account, orders: 
  * covered by its equity fits whatever it was before, so the portfolio without them is priced only when
  * it is not (to let an order that lowers the requirement through).
  */
-export function checkOrderMargin(state: EngineState, account: Account, orders: readonly WhatIf[], isolated: boolean): void {
+export function checkOrderMargin(account: Account, orders: readonly WhatIf[], isolated: boolean): void {
   if (isolated) {
-    const { refusal } = orderMarginImpact(state, account, orders, true, false)
+    const { refusal } = orderMarginImpact(account, orders, true, false)
     if (refusal) throw refusal
     return
   }
-  const after = requirements(portfolio(state, account, orders, false))
+  const after = requirements(portfolio(account, orders, false))
   if (after.im <= after.equity) return
-  const before = requirements(portfolio(state, account, [], false))
+  const before = requirements(portfolio(account, [], false))
   if (after.im > before.im) throw insufficient(after.im - before.im, before.available)
 }

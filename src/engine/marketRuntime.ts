@@ -7,6 +7,7 @@ import { OrderBook } from './book/orderBook.js'
 import { streams } from './events.js'
 import type { PerpState } from './perpetual.js'
 import type { TwapState } from './expiry.js'
+import type { RiskArrays } from './margin.js'
 import type { Counter, CounterSource } from './state.js'
 
 /** Rates are integers in millionths: a fee of 5 bps is 500, a margin of 10% is 100,000. */
@@ -26,6 +27,8 @@ export class MarketRuntime {
   perp: PerpState | null = null
   /** Futures in their last 30 minutes: the spot TWAP they settle at. */
   twap: TwapState | null = null
+  /** Linear derivatives: the risk arrays at the current mark (derived from it, not serialized). */
+  risk: RiskArrays | null = null
   readonly tick: Decimal
   readonly step: Decimal
   /** Ticks → price string and lots → quantity string, for events and rows. */

@@ -17,9 +17,9 @@ export function reservationFor(market: MarketRuntime, side: 'buy' | 'sell', pric
   return applyRate(market.notional(priceTicks, lots), market.initialMargin)
 }
 
-function exposureOf(account: Account, marketId: string): OrderExposure {
-  let e = account.exposure.get(marketId)
-  if (!e) account.exposure.set(marketId, (e = { buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }))
+function exposureOf(account: Account, market: MarketRuntime): OrderExposure {
+  let e = account.exposure.get(market.spec.id)
+  if (!e) account.exposure.set(market.spec.id, (e = { market, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }))
   return e
 }
 
@@ -32,9 +32,9 @@ export function tickLotsDelta(heldLots: number, heldPrice: number, lots: number,
   return BigInt(lots) * BigInt(price) - BigInt(heldLots) * BigInt(heldPrice)
 }
 
-function count(account: Account, order: Order, lots: number, price: number): void {
+function count(account: Account, market: MarketRuntime, order: Order, lots: number, price: number): void {
   if (lots === order.heldLots && price === order.heldPrice) return
-  const e = exposureOf(account, order.marketId)
+  const e = exposureOf(account, market)
   const delta = tickLotsDelta(order.heldLots, order.heldPrice, lots, price)
   if (order.side === 'buy') {
     e.buyLots += lots - order.heldLots
@@ -53,7 +53,7 @@ export function reserve(account: Account, market: MarketRuntime, order: Order): 
   const open = order.status === 'open' && order.priceTicks !== null && !isWaiting(order)
   const lots = open ? remainingLots(order) : 0
   if (market.spec.type !== 'spot' && order.marginMode !== 'isolated') {
-    count(account, order, order.reduceOnly ? 0 : lots, lots === 0 ? 0 : order.priceTicks!)
+    count(account, market, order, order.reduceOnly ? 0 : lots, lots === 0 ? 0 : order.priceTicks!)
     return
   }
   const next = lots > 0 && !(order.reduceOnly && market.spec.type !== 'spot') ? reservationFor(market, order.side, order.priceTicks!, lots) : 0n

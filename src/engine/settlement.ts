@@ -14,10 +14,11 @@ import { FillPayload, TradePayload } from './payloads.js'
 import { armAttached } from './triggers.js'
 
 /** The account's position in a market, created flat when first needed. */
-export function positionIn(account: Account, marketId: string, mode: MarginMode, now: number): Position {
+export function positionIn(account: Account, market: MarketRuntime, mode: MarginMode, now: number): Position {
+  const marketId = market.spec.id
   let p = account.positions.get(marketId)
   if (!p) {
-    p = { userId: account.userId, marketId, marginMode: mode, lots: 0, cost: 0n, realized: 0n, funding: 0n, isolatedMargin: 0n, updatedAt: now, changedIn: 0 }
+    p = { userId: account.userId, marketId, market, marginMode: mode, lots: 0, cost: 0n, realized: 0n, funding: 0n, isolatedMargin: 0n, updatedAt: now, changedIn: 0 }
     account.positions.set(marketId, p)
   }
   return p
@@ -25,7 +26,7 @@ export function positionIn(account: Account, marketId: string, mode: MarginMode,
 
 /** The position an order's fill moves; a flat position takes the order's margin mode. */
 function positionFor(ctx: Ctx, account: Account, market: MarketRuntime, order: Order): Position {
-  const p = positionIn(account, market.spec.id, order.marginMode ?? 'cross', ctx.now)
+  const p = positionIn(account, market, order.marginMode ?? 'cross', ctx.now)
   if (p.lots === 0 && order.marginMode) p.marginMode = order.marginMode
   return p
 }

@@ -153,7 +153,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     for (const [bucket, v] of a.balances) account.balances.set(bucket, BigInt(v))
     for (const p of a.positions) {
       account.positions.set(p.marketId, {
-        ...p, userId: a.userId, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
+        ...p, userId: a.userId, market: state.markets.get(p.marketId)!, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
       })
     }
     for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)

@@ -2,7 +2,6 @@
 // command's result: that is what makes replay deterministic.
 import { SYSTEM_USER } from '../domain/buckets.js'
 import { Account } from './account.js'
-import type { RiskArrays } from './margin.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 
@@ -45,8 +44,6 @@ export class EngineState {
   readonly marks = new Map<string, Mark>()
   /** Derived from `marks` (not serialized): rebuilt whenever a mark is set or restored. */
   readonly markTicks = new Map<string, MarkTicks>()
-  /** Derived from `marks` (not serialized): risk arrays of linear instruments at their current mark. */
-  readonly riskArrays = new Map<string, RiskArrays>()
   readonly accounts = new Map<string, Account>()
   /** Open orders by id. A closed order leaves the state once written. */
   readonly orders = new Map<string, Order>()

@@ -1,6 +1,7 @@
 // Invariants of the engine's state and of what each batch wrote, checked after every batch by the
 // randomized tests. Each failure names the broken rule.
 import { expect } from 'vitest'
+import type { OrderExposure } from '../../src/engine/account.js'
 import { BUY, SELL } from '../../src/engine/book/types.js'
 import type { Changes } from '../../src/engine/changes.js'
 import { isWaiting, remainingLots } from '../../src/engine/order.js'
@@ -123,7 +124,7 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     let spotLocked = 0n
     let isolatedOrderMargin = 0n
     const base = new Map<string, number>()
-    const exposure = new Map<string, { buyLots: number; sellLots: number; buyTickLots: bigint; sellTickLots: bigint }>()
+    const exposure = new Map<string, OrderExposure>()
     const mine = [...state.orders.values()].filter((o) => o.userId === a.userId)
     const indexed = [...a.marketOrders.values()].flatMap((orders) => [...orders])
     expect(indexed.length, `${a.userId} per-market order index size`).toBe(mine.length)
@@ -154,7 +155,7 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
         else base.set(o.marketId, (base.get(o.marketId) ?? 0) + Number(o.reserved))
       } else if (o.marginMode === 'isolated') isolatedOrderMargin += o.reserved
       else if (!o.reduceOnly && !isWaiting(o)) {
-        const e = exposure.get(o.marketId) ?? { buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }
+        const e = exposure.get(o.marketId) ?? { market: m, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }
         const rem = o.lots - o.filledLots
         if (o.side === 'buy') (e.buyLots += rem), (e.buyTickLots += BigInt(rem) * BigInt(o.priceTicks!))
         else (e.sellLots += rem), (e.sellTickLots += BigInt(rem) * BigInt(o.priceTicks!))

@@ -70,7 +70,7 @@ describe('liquidation', () => {
     h.marks({ BTC: '86000' })
     const alice = h.engine.state.accounts.get('alice')!
     expect(alice.positions.get(PERP)!.lots).toBe(0)
-    const m = crossMargin(h.engine.state, alice)
+    const m = crossMargin(alice)
     expect(m.equity).toBe(0n) // made whole to zero, not below
     const step = h.engine.takeChanges().positionEvents[0]!
     expect(step.insurance).toBeGreaterThan(0n)

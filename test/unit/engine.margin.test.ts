@@ -16,7 +16,7 @@ beforeEach(() => {
   for (const u of ['alice', 'bob', 'mm']) h.fund(u)
 })
 
-const margin = (u: string) => crossMargin(h.engine.state, h.engine.state.accounts.get(u)!)
+const margin = (u: string) => crossMargin(h.engine.state.accounts.get(u)!)
 
 describe('cross portfolio margin in the engine', () => {
   it('nets a long perpetual against a short future: the spread needs far less than either leg', () => {
@@ -55,24 +55,24 @@ describe('cross portfolio margin in the engine', () => {
     const alice = state.accounts.get('alice')!
     for (const [id, side, lots, priceTicks] of [['WTIOIL-USDC-PERP', 'sell', 500, 6_400], ['XAUT-USDC-PERP', 'buy', 2, 399_000], [PERP, 'sell', 3, 950_000]] as const) {
       const w = { market: state.markets.get(id)!, side, lots, priceTicks }
-      const without = crossMargin(state, alice)
-      const withIt = crossMargin(state, alice, [w])
-      expect(orderMarginImpact(state, alice, [w], false)).toMatchObject({ im: withIt.im - without.im, mm: withIt.mm - without.mm, available: without.available })
+      const without = crossMargin(alice)
+      const withIt = crossMargin(alice, [w])
+      expect(orderMarginImpact(alice, [w], false)).toMatchObject({ im: withIt.im - without.im, mm: withIt.mm - without.mm, available: without.available })
     }
     // The placement check gives the preview's verdict, with the same details, for orders that fit or not.
     for (const lots of [1, 1_000, 100_000]) {
       const w = [{ market: state.markets.get(PERP)!, side: 'buy' as const, lots, priceTicks: 950_000 }]
-      const { refusal } = orderMarginImpact(state, alice, w, false)
+      const { refusal } = orderMarginImpact(alice, w, false)
       let thrown: unknown = null
       try {
-        checkOrderMargin(state, alice, w, false)
+        checkOrderMargin(alice, w, false)
       } catch (err) {
         thrown = err
       }
       const verdict = (e: any) => e && { code: e.code, details: e.details }
       expect(verdict(thrown)).toEqual(verdict(refusal))
     }
-    expect(orderMarginImpact(state, alice, [{ market: state.markets.get(PERP)!, side: 'buy', lots: 100_000, priceTicks: 950_000 }], false).refusal).not.toBeNull()
+    expect(orderMarginImpact(alice, [{ market: state.markets.get(PERP)!, side: 'buy', lots: 100_000, priceTicks: 950_000 }], false).refusal).not.toBeNull()
   })
 
   it('counts open orders with the position on their worse side', () => {
@@ -122,7 +122,7 @@ describe('guards', () => {
   it('answers NO_RISK_ARRAY when an instrument of the portfolio has no risk array cached', () => {
     h.placeOk('mm', { side: 'sell', price: '95000', quantity: '1' })
     h.placeOk('alice', { side: 'buy', price: '95000', quantity: '1' })
-    h.engine.state.riskArrays.delete(PERP)
+    h.engine.state.markets.get(PERP)!.risk = null
     const before = stateHash(h.engine.state)
     expect(h.place('alice', { marketId: FRONT, side: 'buy', price: '95000', quantity: '0.1' })).toMatchObject({ ok: false, code: 'NO_RISK_ARRAY', details: { marketId: PERP } })
     expect(stateHash(h.engine.state)).toBe(before)

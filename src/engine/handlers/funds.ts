@@ -56,7 +56,7 @@ export function genesis(ctx: Ctx, userId: string, usdcMicro: string, holdings: A
   move(ctx, ctx.state.system, 'external', account, 'wallet', amount, 'genesis', refId)
   for (const h of holdings) {
     for (const [a, lots] of [[account, h.lots], [ctx.state.system, -h.lots]] as const) {
-      const p = positionIn(a, h.marketId, 'cross', ctx.now)
+      const p = positionIn(a, ctx.state.markets.get(h.marketId)!, 'cross', ctx.now)
       p.lots += lots
       p.updatedAt = ctx.now
       ctx.touchPosition(p)
@@ -80,7 +80,7 @@ export function transfer(ctx: Ctx, userId: string, from: unknown, to: unknown, a
     throw new DomainError('INSUFFICIENT_BALANCE', `The ${from} bucket lacks funds`, { available: microToString(withdrawable(ctx, account, from)) })
   }
   if (from === 'perps') {
-    const { available } = crossMargin(ctx.state, account)
+    const { available } = crossMargin(account)
     if (amount > available) throw insufficient(amount, available)
   }
   move(ctx, account, from, account, to, amount, 'transfer', refId)

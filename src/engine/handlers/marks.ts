@@ -45,7 +45,7 @@ function validate(ctx: Ctx, input: MarkInput): MarketRuntime {
 export function setDerived(state: EngineState, market: MarketRuntime, price: string): void {
   const ticks = markTicks(market, price)
   state.markTicks.set(market.spec.id, ticks)
-  if (market.linear && market.spec.type !== 'spot') state.riskArrays.set(market.spec.id, riskArrays(market, ticks.ticks))
+  if (market.linear && market.spec.type !== 'spot') market.risk = riskArrays(market, ticks.ticks)
 }
 
 /** The mark on the tick and the ±band around it, inward to the tick. */

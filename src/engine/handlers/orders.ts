@@ -90,7 +90,7 @@ export function checkMarginMode(account: Account, market: MarketRuntime, mode: M
 export function checkFunds(ctx: Ctx, account: Account, market: MarketRuntime, o: { side: 'buy' | 'sell'; reduceOnly: boolean; marginMode: MarginMode | null }, priceTicks: number, lots: number): void {
   if (market.spec.type === 'spot') return checkSpotFunds(account, market, o.side, priceTicks, lots)
   if (o.reduceOnly) return
-  checkOrderMargin(ctx.state, account, [{ market, side: o.side, lots, priceTicks }], o.marginMode === 'isolated')
+  checkOrderMargin(account, [{ market, side: o.side, lots, priceTicks }], o.marginMode === 'isolated')
 }
 
 function checkReduceOnly(account: Account, market: MarketRuntime, side: 'buy' | 'sell', lots: number): void {

@@ -45,7 +45,7 @@ export function previewOrder(ctx: Ctx, userId: string, spec: OrderSpec): Preview
   if (market.spec.type === 'spot' || spec.reduceOnly) return { ...zero, estimatedFee }
   let impact
   try {
-    impact = orderMarginImpact(ctx.state, account, [{ market, side: spec.side, lots: spec.lots, priceTicks: price }], spec.marginMode === 'isolated')
+    impact = orderMarginImpact(account, [{ market, side: spec.side, lots: spec.lots, priceTicks: price }], spec.marginMode === 'isolated')
   } catch (err) {
     if (err instanceof DomainError) return { ...zero, estimatedFee }
     throw err
@@ -77,7 +77,7 @@ function liquidationPrice(ctx: Ctx, account: Account, market: MarketRuntime, spe
     equity = Number(held?.isolatedMargin ?? 0n) + Number(applyRate(market.notional(markTicks, spec.lots), market.initialMargin))
     othersMm = 0
   } else {
-    const m = crossMargin(ctx.state, account)
+    const m = crossMargin(account)
     equity = Number(m.equity)
     othersMm = Math.max(0, Number(m.mm) - Math.abs(held?.lots ?? 0) * markTicks * k * r)
   }

@@ -74,7 +74,7 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
       if (buyNeed > spot || sellNeed > base) throw new DomainError('INSUFFICIENT_BALANCE', 'The quote cannot be funded')
     } else if (specs.length > 0) {
       checkMarginMode(account, market, mode, toCancel)
-      checkOrderMargin(ctx.state, account, specs.map((s) => ({ market, side: s.side, lots: s.lots, priceTicks: s.priceTicks! })), mode === 'isolated')
+      checkOrderMargin(account, specs.map((s) => ({ market, side: s.side, lots: s.lots, priceTicks: s.priceTicks! })), mode === 'isolated')
     }
   })
 
