@@ -5,7 +5,7 @@ import { OrderBook as ReferenceBook, SelfTradePreventionMode, Side as ReferenceS
 import { OrderBook } from '../src/engine/book/orderBook.js'
 import { BUY } from '../src/engine/book/types.js'
 import { BookDriver, generateBookStream, NULL_SINK, type BookCommand } from './bookStream.js'
-import { fmt, median, percentile } from './report.js'
+import { collectGarbage, fmt, median, percentile } from './report.js'
 
 const COUNT = 1_000_000
 const SEED = 42
@@ -14,10 +14,6 @@ const SEED = 42
 // than the reference) would otherwise decide the figure and the ratio.
 const THROUGHPUT_PASSES = 5
 const REFERENCE_PASSES = 3
-
-function collectGarbage(): void {
-  ;(globalThis as { gc?: () => void }).gc?.()
-}
 
 /** A fresh OrderBook with the prefill applied, ready for the timed commands. */
 function prefilled(prefill: BookCommand[]): BookDriver {

@@ -19,3 +19,9 @@ export function median(values: readonly number[]): { median: number; sorted: num
 /** `n` with thousands separators and exactly `digits` decimals. */
 export const fmt = (n: number, digits = 0): string =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+/** A full collection before a timed pass (npm run bench gives node --expose-gc), so that no pass pays
+ * for the garbage of the one before. */
+export function collectGarbage(): void {
+  ;(globalThis as { gc?: () => void }).gc?.()
+}
