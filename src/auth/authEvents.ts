@@ -1,11 +1,16 @@
-// Owns the auth invalidation channel every API node listens to: when a key is revoked or a user's rate
-// tier changes, each node drops what it cached at once. Delivery is best effort (pub/sub); what must be
-// strict is made strict elsewhere (the revoked-key marker), so a lost message only delays a cache drop.
+// Owns the auth invalidation channel every API node listens to: when a key is revoked, a session ends
+// (logout) or a user's rate tier changes, each node drops what it cached and closes the private streams
+// that credential opened at once. Delivery is best effort (pub/sub); what must be strict is made strict
+// elsewhere (the revoked-key marker, the deleted session record), so a lost message only delays a cache
+// drop or leaves an already open stream running.
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { RedisKeys } from '../bus/keys.js'
 
-export type AuthEvent = { type: 'key-revoked'; keyId: string } | { type: 'rate-tier'; userId: string }
+export type AuthEvent =
+  | { type: 'key-revoked'; keyId: string }
+  | { type: 'session-ended'; sessionId: string }
+  | { type: 'rate-tier'; userId: string }
 
 export class AuthEvents {
   private readonly handlers: Array<(e: AuthEvent) => void> = []

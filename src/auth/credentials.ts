@@ -51,6 +51,9 @@ export class CredentialResolver {
       return null
     }
     const s = await this.sessions.verify(token)
-    return { userId: s.userId, address: s.address, kind: 'session', via, scope: 'session', sessionId: s.sessionId, ip, userAgent: c.userAgent }
+    return {
+      userId: s.userId, address: s.address, kind: 'session', via, scope: 'session', sessionId: s.sessionId, expiresAt: s.expiresAt,
+      ip, userAgent: c.userAgent,
+    }
   }
 }

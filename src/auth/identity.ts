@@ -56,7 +56,7 @@ export class Identity {
     this.events = new AuthEvents(redis, keys, log)
     this.users = new Users(prisma)
     this.siwe = new Siwe(redis, keys, config.nonceTtlMs, () => this.siweDomains)
-    this.sessions = new Sessions(redis, keys, config.jwtSecret, config.sessionTtlMs)
+    this.sessions = new Sessions(redis, keys, this.events, config.jwtSecret, config.sessionTtlMs)
     this.apiKeys = new ApiKeyStore(prisma, redis, keys, this.events)
     this.keyAuth = new ApiKeyAuth(prisma, redis, keys, log)
     this.credentials = new CredentialResolver(this.sessions, this.keyAuth)
@@ -65,7 +65,7 @@ export class Identity {
     this.orderRatePerMin = config.orderRatePerMin
     this.events.on((e) => {
       if (e.type === 'key-revoked') this.keyAuth.forget(e.keyId)
-      else this.tiers.forget(e.userId)
+      else if (e.type === 'rate-tier') this.tiers.forget(e.userId)
     })
   }
 

@@ -19,8 +19,9 @@
 //                                      a JWT or cookie naming a missing sid is dead (logout deletes it)
 //   {p}auth:revoked:{keyId}   string   "1" once an API key is revoked; outlives every node's key cache, so a
 //                                      node holding the key cached refuses it on the next request
-//   {p}auth:events            channel  invalidations for every API node's caches: {type:'key-revoked', keyId}
-//                                      and {type:'rate-tier', userId}
+//   {p}auth:events            channel  invalidations for every API node's caches and private streams:
+//                                      {type:'key-revoked', keyId}, {type:'session-ended', sessionId} and
+//                                      {type:'rate-tier', userId}
 //   {p}rate:order:{userId}    string   GCRA theoretical arrival time (ms) of the user's order-path pool;
 //                                      PX until the pool is full again
 

@@ -5,7 +5,7 @@
 // error body instead.
 import { STATUS_CODES } from 'node:http'
 import { GraphQLError, type ExecutionResult } from 'graphql'
-import { handleStreamOrSingleExecutionResult, isAsyncIterable, type GraphQLHTTPExtensions, type Plugin } from 'graphql-yoga'
+import { handleStreamOrSingleExecutionResult, isAsyncIterable, mapAsyncIterator, type GraphQLHTTPExtensions, type Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import { DomainError, ERRORS, errorBody, isErrorCode, type ErrorCode, type ErrorDetails } from '../domain/errors.js'
 import type { GraphQLContext } from './context.js'
@@ -130,6 +130,9 @@ export function useClientErrors(log: Logger): Plugin<GraphQLContext, { req: { id
       const correlationId = correlationIdOf(serverContext)
       if (Array.isArray(result)) setResult(result.map((r) => rewriteResult(r, correlationId)))
       else if (!isAsyncIterable(result)) setResult(rewriteResult(result, correlationId))
+      // A subscription that fails mid-stream (its credential ended) reaches here as yoga's last
+      // `{errors}` item, past onSubscribeResult: give it the spec's code too.
+      else setResult(mapAsyncIterator(result, (r) => (r.errors?.length ? { ...r, errors: rewrite(r.errors, serverContext) } : r)))
     },
     onResponse: ({ response, setResponse, fetchAPI }) => {
       if (response.status >= 400 && response.body === null) setResponse(bodyFor(response, fetchAPI))

@@ -1,8 +1,9 @@
 // Owns every stream this API node serves, whatever the transport (SSE, the /ws sockets, GraphQL over
 // graphql-ws or SSE): each is a StreamOpener that validates its arguments with the spec's codes and then
 // feeds a Subscriber. Engine streams read the one EventHub; the board, option ticks and quotes are
-// computed here and shared by all local subscribers. Private streams are closed when the API key that
-// opened them is revoked, on every node (the revocation reaches all of them on the auth channel).
+// computed here and shared by all local subscribers. Private streams are closed when the credential that
+// opened them ends, on every node: an API key revoked or a session logged out (both reach every node on
+// the auth channel), or a session reaching its expiry.
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Principal } from '../auth/principal.js'
@@ -45,13 +46,14 @@ export class Streams {
   readonly hub: EventHub
   private readonly optionFeeds = new Map<string, Promise<OptionsFeed>>()
   private readonly quoteFeeds = new Map<string, Promise<QuoteFeed>>()
-  /** Open private streams by the API key that authenticated them. */
-  private readonly byKey = new Map<string, Set<() => void>>()
+  /** Open private streams by the credential that authenticated them (credentialOf), each with its ending. */
+  private readonly byCredential = new Map<string, Set<() => void>>()
 
   constructor(private readonly d: StreamsDeps) {
     this.hub = new EventHub({ redisUrl: d.config.redisUrl, redis: d.redis, keys: d.keys, log: d.log })
     d.identity.events.on((e) => {
-      if (e.type === 'key-revoked') this.revoke(e.keyId)
+      if (e.type === 'key-revoked') this.endCredential(keyCredential(e.keyId))
+      else if (e.type === 'session-ended') this.endCredential(sessionCredential(e.sessionId))
     })
   }
 
@@ -212,28 +214,39 @@ export class Streams {
     }
   }
 
-  /** Registers a private stream under its API key, so a revocation ends it with KEY_REVOKED. */
+  /**
+   * Registers a private stream under the credential that opened it, so that its end closes the stream
+   * with the code a new request with it would get: KEY_REVOKED for a revoked key, INVALID_TOKEN for a
+   * session logged out or expired.
+   */
   private private(principal: Principal, open: StreamOpener): StreamOpener {
-    const keyId = principal.keyId
-    if (keyId === undefined) return open
+    const credential = this.credentialOf(principal)
+    if (!credential) return open
     return async (sub) => {
       const stream = await open(sub)
-      const revoke = () => {
+      let cancelExpiry = () => {}
+      let ended = false
+      const end = (err: DomainError) => {
+        if (ended) return
+        ended = true
+        forget()
         stream.close()
-        sub.end(new DomainError('KEY_REVOKED', 'The API key of this stream has been revoked'))
+        sub.end(err)
       }
-      let set = this.byKey.get(keyId)
-      if (!set) this.byKey.set(keyId, (set = new Set()))
+      const revoke = () => end(credential.ended())
+      let set = this.byCredential.get(credential.id)
+      if (!set) this.byCredential.set(credential.id, (set = new Set()))
       set.add(revoke)
       const forget = () => {
+        cancelExpiry()
         set.delete(revoke)
-        if (set.size === 0 && this.byKey.get(keyId) === set) this.byKey.delete(keyId)
+        if (set.size === 0 && this.byCredential.get(credential.id) === set) this.byCredential.delete(credential.id)
       }
-      // A revocation published while this stream was opening was not seen by the handler: check the marker.
-      if ((await this.d.redis.exists(this.d.keys.revokedKey(keyId))) === 1) {
-        forget()
-        revoke()
+      if (principal.expiresAt !== undefined) {
+        cancelExpiry = runAt(principal.expiresAt, () => end(new DomainError('INVALID_TOKEN', 'Session has expired; sign in again')))
       }
+      // An end announced while this stream was opening was not seen by the handler: check the record.
+      if (await credential.hasEnded()) revoke()
       return {
         close: () => {
           forget()
@@ -244,10 +257,49 @@ export class Streams {
     }
   }
 
-  private revoke(keyId: string): void {
-    const set = this.byKey.get(keyId)
+  /** The credential a private stream lives by: its map key, how to tell it ended, and the error it ends with. */
+  private credentialOf(principal: Principal): { id: string; hasEnded(): Promise<boolean>; ended(): DomainError } | null {
+    const { keyId, sessionId } = principal
+    if (keyId !== undefined) {
+      return {
+        id: keyCredential(keyId),
+        hasEnded: async () => (await this.d.redis.exists(this.d.keys.revokedKey(keyId))) === 1,
+        ended: () => new DomainError('KEY_REVOKED', 'The API key of this stream has been revoked'),
+      }
+    }
+    if (sessionId !== undefined) {
+      return {
+        id: sessionCredential(sessionId),
+        hasEnded: async () => !(await this.d.identity.sessions.isLive(sessionId)),
+        ended: () => new DomainError('INVALID_TOKEN', 'Session has ended; sign in again'),
+      }
+    }
+    return null
+  }
+
+  private endCredential(id: string): void {
+    const set = this.byCredential.get(id)
     if (!set) return
-    this.byKey.delete(keyId)
+    this.byCredential.delete(id)
     for (const revoke of set) revoke()
   }
+}
+
+const keyCredential = (keyId: string) => `key:${keyId}`
+const sessionCredential = (sessionId: string) => `session:${sessionId}`
+
+/** setTimeout's longest delay (~24.8 days); sessions may last longer, so a far deadline is re-armed. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/** Calls `fn` at `atMs` (epoch ms), without keeping the process alive; returns the cancel. */
+function runAt(atMs: number, fn: () => void): () => void {
+  let timer: NodeJS.Timeout
+  const arm = () => {
+    const wait = atMs - Date.now()
+    if (wait <= 0) return fn()
+    timer = setTimeout(arm, Math.min(wait, MAX_TIMER_MS))
+    timer.unref()
+  }
+  arm()
+  return () => clearTimeout(timer)
 }

@@ -1,6 +1,7 @@
 // GraphQL subscriptions with real clients: graphql-ws (authenticated at connection_init, or by the
 // upgrade's cookie from an allowed origin) for the public streams and the caller's private ones, with
-// scope auth on subscribe, replay from fromSeq and revocation; and yoga's SSE transport with graphql-sse.
+// scope auth on subscribe, replay from fromSeq, key revocation and session sign-out; and yoga's SSE
+// transport with graphql-sse.
 import { createClient as createSseClient } from 'graphql-sse'
 import { createClient, type Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -204,6 +205,46 @@ describe('graphql-ws, private streams', () => {
     expect((await del(api, `/perps/me/api-keys/${key.id}`, alice.cookie)).status).toBe(200)
     const errors = await balances.error
     expect(errors[0].extensions).toMatchObject({ code: 'KEY_REVOKED', status: 401 })
+  })
+
+  it('ends the private subscriptions of a session with INVALID_TOKEN when it signs out; another session of the user keeps its own', async () => {
+    // Two sessions of one user: the same wallet signed in twice.
+    const ending = await signIn(api, ex.url!, alice.wallet)
+    const staying = await signIn(api, ex.url!, alice.wallet)
+    class Browser extends WebSocket {
+      constructor(url: string, protocols: string[]) {
+        super(url, protocols, { headers: { ...ending.cookie, origin: 'http://localhost:5173' } })
+      }
+    }
+    const byJwt = wsClient({ authorization: ending.bearer.authorization })
+    // A public subscription keeps this connection (authenticated at connection_init) open after sign-out.
+    const book = subscribe(byJwt, BOOK, { m: PERP })
+    const balances = subscribe(byJwt, BALANCES)
+    const byCookie = subscribe(wsClient(undefined, Browser), BALANCES)
+    const sse = createSseClient({ url: `${ex.url}/graphql`, singleConnection: false, headers: ending.bearer, retryAttempts: 0 })
+    const overSse = sse.iterate({ query: BALANCES })
+    const other = subscribe(wsClient({ authorization: staying.bearer.authorization }), BALANCES)
+    for (const s of [balances, byCookie, other]) expect((await s.results.next()).data.myBalances.eventType).toBe('BalanceSnapshot')
+    expect((await overSse.next()).value).toMatchObject({ data: { myBalances: { eventType: 'BalanceSnapshot' } } })
+    expect((await book.results.next()).data.orderbook.eventType).toBe('OrderbookSnapshot')
+
+    const out = await api.graphql('mutation { signOut }', undefined, ending.bearer)
+    expect(out.body).toEqual({ data: { signOut: true } })
+    for (const s of [balances, byCookie]) expect((await s.error)[0].extensions).toMatchObject({ code: 'INVALID_TOKEN', status: 401 })
+    const sseEnd = await overSse.next()
+    expect(sseEnd.value.errors[0].extensions).toMatchObject({ code: 'INVALID_TOKEN', status: 401 })
+    expect((await overSse.next()).done).toBe(true)
+    // A new private subscription on the still open connection of the ended session is refused too.
+    const late = subscribe(byJwt, ORDERS)
+    expect((await late.error)[0].extensions).toMatchObject({ code: 'INVALID_TOKEN', status: 401 })
+
+    // The other session's subscription goes on: the next change reaches it, and nothing came before it.
+    expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'spot', amount: '1' }, staying.cookie)).status).toBe(200)
+    const update = (await other.results.next()).data.myBalances
+    expect(update.eventType).toBe('BalanceUpdate')
+    expect(update.payload.spotBalance).toBe((await api.get('/wallet/balance', staying.cookie)).body.spotBalance)
+    for (const s of [book, other]) s.dispose()
+    sse.dispose()
   })
 
   it('takes the session cookie of the upgrade request, but not from a foreign origin', async () => {

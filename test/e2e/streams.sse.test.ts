@@ -1,7 +1,7 @@
 // The documented SSE streams over real HTTP with an EventSource-style client: the linear book stream
 // (snapshot, contiguous deltas after real orders, a client book equal to GET /perps/orderbook,
 // Last-Event-ID, keep-alive), the options board and option ticks, the balance stream with its credential
-// rules and revocation, and a second API node delivering the same events.
+// rules, key revocation, session logout and expiry, and a second API node delivering the same events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey, del, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
@@ -193,6 +193,52 @@ describe('/portfolio/balances/stream', () => {
     // And the revoked key cannot open it again.
     const again = await stream('/portfolio/balances/stream', key.auth)
     expect([again.status, again.body.code]).toEqual([401, 'KEY_REVOKED'])
+  })
+
+  it('ends with INVALID_TOKEN on every node when its session logs out; another session of the same user stays open', async () => {
+    // Two sessions of one user: the same wallet signed in twice.
+    const ending = await signIn(api, ex.url!, alice.wallet)
+    const staying = await signIn(api, ex.url!, alice.wallet)
+    expect(staying.user.id).toBe(ending.user.id)
+    const node2 = await startTestExchange({ ROLES: 'api', MARK_STALE_MS: '3600000' }, { db: ex.db, redisPrefix: ex.keys.prefix })
+    try {
+      const byCookie = await stream('/portfolio/balances/stream', ending.cookie)
+      const byJwtOnNode2 = await SseClient.open(`${node2.url}/portfolio/balances/stream`, ending.bearer)
+      const other = await stream('/portfolio/balances/stream', staying.cookie)
+      for (const s of [byCookie, byJwtOnNode2, other]) expect((await s.nextJson()).event.event).toBe('BalanceSnapshot')
+
+      expect((await api.post('/auth/logout', {}, ending.cookie)).status).toBe(200)
+      for (const s of [byCookie, byJwtOnNode2]) {
+        const closed = await s.nextJson()
+        expect(closed.event.event).toBe('close')
+        expect(closed.data).toMatchObject({ error: 'AuthError', code: 'INVALID_TOKEN' })
+        await s.ended.promise
+      }
+      // The other session's stream goes on: the next change reaches it, and nothing came before it.
+      expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'spot', amount: '1' }, staying.cookie)).status).toBe(200)
+      const update = await other.nextJson()
+      expect(update.event.event).toBe('BalanceUpdate')
+      expect(update.data.payload).toEqual({ kind: 'snapshot', ...(await api.get('/wallet/balance', staying.cookie)).body })
+      other.close()
+      // And the ended session cannot open it again.
+      const again = await stream('/portfolio/balances/stream', ending.bearer)
+      expect([again.status, again.body.code]).toEqual([401, 'INVALID_TOKEN'])
+    } finally {
+      await node2.close()
+    }
+  })
+
+  it('ends with INVALID_TOKEN when its session expires', async () => {
+    // A session issued so that its JWT expires 1-2 s from now (exp is whole seconds).
+    const sessions = ex.services.identity.sessions
+    const issued = await sessions.issue({ userId: alice.user.id, address: alice.user.address }, Date.now() - sessions.ttlMs + 2_000)
+    const sse = await stream('/portfolio/balances/stream', { authorization: `Bearer ${issued.token}` })
+    expect((await sse.nextJson()).event.event).toBe('BalanceSnapshot')
+    const closed = await sse.nextJson()
+    expect(closed.event.event).toBe('close')
+    expect(closed.data).toMatchObject({ error: 'AuthError', code: 'INVALID_TOKEN', message: 'Session has expired; sign in again' })
+    expect(Date.now()).toBeGreaterThanOrEqual(Math.floor(issued.expiresAt.getTime() / 1000) * 1000)
+    await sse.ended.promise
   })
 })
 
