@@ -58,7 +58,10 @@ export class ApiKeyAuth {
     if (key.expiresAt && key.expiresAt.getTime() <= now) throw new DomainError('INVALID_TOKEN', 'API key has expired')
     if (!ipAllowed(key.allowedIps, ip)) throw new DomainError('IP_NOT_ALLOWED')
     this.recordUse(key, ip, userAgent, now)
-    return { userId: key.userId, address: key.address, kind: 'apiKey', via: 'apiKey', scope: key.scope, keyId: key.id, ip, userAgent }
+    return {
+      userId: key.userId, address: key.address, kind: 'apiKey', via: 'apiKey', scope: key.scope, keyId: key.id, expiresAt: key.expiresAt?.getTime(),
+      ip, userAgent,
+    }
   }
 
   /** Drops a key from this node's cache (its revocation was announced). */

@@ -20,7 +20,7 @@ export interface Principal {
   readonly scope: CredentialScope
   readonly keyId?: string
   readonly sessionId?: string
-  /** When a session credential ends by itself (its JWT's `exp`, epoch ms); open streams end then too. */
+  /** When the credential ends by itself (a session JWT's `exp`, an API key's expiry; epoch ms); open streams end then too. */
   readonly expiresAt?: number
   readonly ip: string
   readonly userAgent: string | null

@@ -8,7 +8,7 @@
 // once the socket drains (the balance stream too: its Tail reads the wallet balance again). The
 // slow-consumer branch, ending with an `event: close` frame saying SLOW_CONSUMER, is for event streams
 // without resync (none of these four); a stream ended for another reason (KEY_REVOKED, INVALID_TOKEN when
-// its session ends) gets that frame too.
+// its session ends or its credential expires) gets that frame too.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'

@@ -3,7 +3,7 @@
 // feeds a Subscriber. Engine streams read the one EventHub; the board, option ticks and quotes are
 // computed here and shared by all local subscribers. Private streams are closed when the credential that
 // opened them ends, on every node: an API key revoked or a session logged out (both reach every node on
-// the auth channel), or a session reaching its expiry.
+// the auth channel), or a session or API key reaching its expiry.
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Principal } from '../auth/principal.js'
@@ -216,8 +216,8 @@ export class Streams {
 
   /**
    * Registers a private stream under the credential that opened it, so that its end closes the stream
-   * with the code a new request with it would get: KEY_REVOKED for a revoked key, INVALID_TOKEN for a
-   * session logged out or expired.
+   * with the code a new request with it would get: KEY_REVOKED for a revoked key, INVALID_TOKEN for an
+   * expired key or a session logged out or expired.
    */
   private private(principal: Principal, open: StreamOpener): StreamOpener {
     const credential = this.credentialOf(principal)
@@ -243,7 +243,7 @@ export class Streams {
         if (set.size === 0 && this.byCredential.get(credential.id) === set) this.byCredential.delete(credential.id)
       }
       if (principal.expiresAt !== undefined) {
-        cancelExpiry = runAt(principal.expiresAt, () => end(new DomainError('INVALID_TOKEN', 'Session has expired; sign in again')))
+        cancelExpiry = runAt(principal.expiresAt, () => end(credential.expired()))
       }
       // An end announced while this stream was opening was not seen by the handler: check the record.
       if (await credential.hasEnded()) revoke()
@@ -257,14 +257,18 @@ export class Streams {
     }
   }
 
-  /** The credential a private stream lives by: its map key, how to tell it ended, and the error it ends with. */
-  private credentialOf(principal: Principal): { id: string; hasEnded(): Promise<boolean>; ended(): DomainError } | null {
+  /**
+   * The credential a private stream lives by: its map key, how to tell it ended, and the errors it ends
+   * with when ended (revoked, logged out) and when it reaches its `expiresAt`.
+   */
+  private credentialOf(principal: Principal): { id: string; hasEnded(): Promise<boolean>; ended(): DomainError; expired(): DomainError } | null {
     const { keyId, sessionId } = principal
     if (keyId !== undefined) {
       return {
         id: keyCredential(keyId),
         hasEnded: async () => (await this.d.redis.exists(this.d.keys.revokedKey(keyId))) === 1,
         ended: () => new DomainError('KEY_REVOKED', 'The API key of this stream has been revoked'),
+        expired: () => new DomainError('INVALID_TOKEN', 'The API key of this stream has expired'),
       }
     }
     if (sessionId !== undefined) {
@@ -272,6 +276,7 @@ export class Streams {
         id: sessionCredential(sessionId),
         hasEnded: async () => !(await this.d.identity.sessions.isLive(sessionId)),
         ended: () => new DomainError('INVALID_TOKEN', 'Session has ended; sign in again'),
+        expired: () => new DomainError('INVALID_TOKEN', 'Session has expired; sign in again'),
       }
     }
     return null
@@ -288,7 +293,7 @@ export class Streams {
 const keyCredential = (keyId: string) => `key:${keyId}`
 const sessionCredential = (sessionId: string) => `session:${sessionId}`
 
-/** setTimeout's longest delay (~24.8 days); sessions may last longer, so a far deadline is re-armed. */
+/** setTimeout's longest delay (~24.8 days); sessions and keys may last longer, so a far deadline is re-armed. */
 const MAX_TIMER_MS = 2_147_483_647
 
 /** Calls `fn` at `atMs` (epoch ms), without keeping the process alive; returns the cancel. */

@@ -1,7 +1,7 @@
 // GraphQL subscriptions with real clients: graphql-ws (authenticated at connection_init, or by the
 // upgrade's cookie from an allowed origin) for the public streams and the caller's private ones, with
-// scope auth on subscribe, replay from fromSeq, key revocation and session sign-out; and yoga's SSE
-// transport with graphql-sse.
+// scope auth on subscribe, replay from fromSeq, key revocation and expiry, and session sign-out; and yoga's
+// SSE transport with graphql-sse.
 import { createClient as createSseClient } from 'graphql-sse'
 import { createClient, type Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -205,6 +205,34 @@ describe('graphql-ws, private streams', () => {
     expect((await del(api, `/perps/me/api-keys/${key.id}`, alice.cookie)).status).toBe(200)
     const errors = await balances.error
     expect(errors[0].extensions).toMatchObject({ code: 'KEY_REVOKED', status: 401 })
+  })
+
+  it('ends open private subscriptions with INVALID_TOKEN when their key expires', async () => {
+    // A key's expiry is whole days: this one's row is moved to 2 s from now before its first use loads it.
+    const key = await createKey(api, alice.cookie, { scope: 'read', expiresInDays: 1 })
+    const expiresAt = new Date(Date.now() + 2_000)
+    await ex.pool.query('UPDATE api_keys SET "expiresAt" = $2 WHERE id = $1', [key.id, expiresAt])
+    const client = wsClient({ authorization: key.auth.authorization })
+    // A public subscription keeps this connection (authenticated at connection_init) open after the expiry.
+    const book = subscribe(client, BOOK, { m: PERP })
+    const balances = subscribe(client, BALANCES)
+    const sse = createSseClient({ url: `${ex.url}/graphql`, singleConnection: false, headers: key.auth, retryAttempts: 0 })
+    const overSse = sse.iterate({ query: BALANCES })
+    expect((await balances.results.next()).data.myBalances.eventType).toBe('BalanceSnapshot')
+    expect((await overSse.next()).value).toMatchObject({ data: { myBalances: { eventType: 'BalanceSnapshot' } } })
+    expect((await book.results.next()).data.orderbook.eventType).toBe('OrderbookSnapshot')
+
+    const errors = await balances.error
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime())
+    expect(errors[0]).toMatchObject({ message: 'The API key of this stream has expired', extensions: { code: 'INVALID_TOKEN', status: 401 } })
+    const sseEnd = await overSse.next()
+    expect(sseEnd.value.errors[0].extensions).toMatchObject({ code: 'INVALID_TOKEN', status: 401 })
+    expect((await overSse.next()).done).toBe(true)
+    // A new private subscription on the still open connection of the expired key is refused too.
+    const late = subscribe(client, ORDERS)
+    expect((await late.error)[0].extensions).toMatchObject({ code: 'INVALID_TOKEN', status: 401 })
+    book.dispose()
+    sse.dispose()
   })
 
   it('ends the private subscriptions of a session with INVALID_TOKEN when it signs out; another session of the user keeps its own', async () => {

@@ -1,7 +1,8 @@
 // The documented SSE streams over real HTTP with an EventSource-style client: the linear book stream
 // (snapshot, contiguous deltas after real orders, a client book equal to GET /perps/orderbook,
 // Last-Event-ID, keep-alive), the options board and option ticks, the balance stream with its credential
-// rules, key revocation, session logout and expiry, and a second API node delivering the same events.
+// rules, key revocation and expiry, session logout and expiry, and a second API node delivering the same
+// events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey, del, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
@@ -239,6 +240,23 @@ describe('/portfolio/balances/stream', () => {
     expect(closed.data).toMatchObject({ error: 'AuthError', code: 'INVALID_TOKEN', message: 'Session has expired; sign in again' })
     expect(Date.now()).toBeGreaterThanOrEqual(Math.floor(issued.expiresAt.getTime() / 1000) * 1000)
     await sse.ended.promise
+  })
+
+  it('ends with INVALID_TOKEN when its API key expires', async () => {
+    // A key's expiry is whole days: this one's row is moved to 2 s from now before its first use loads it.
+    const key = await createKey(api, alice.cookie, { scope: 'read', expiresInDays: 1 })
+    const expiresAt = new Date(Date.now() + 2_000)
+    await ex.pool.query('UPDATE api_keys SET "expiresAt" = $2 WHERE id = $1', [key.id, expiresAt])
+    const sse = await stream('/portfolio/balances/stream', key.auth)
+    expect((await sse.nextJson()).event.event).toBe('BalanceSnapshot')
+    const closed = await sse.nextJson()
+    expect(closed.event.event).toBe('close')
+    expect(closed.data).toMatchObject({ error: 'AuthError', code: 'INVALID_TOKEN', message: 'The API key of this stream has expired' })
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime())
+    await sse.ended.promise
+    // And the expired key cannot open it again.
+    const again = await stream('/portfolio/balances/stream', key.auth)
+    expect([again.status, again.body.code]).toEqual([401, 'INVALID_TOKEN'])
   })
 })
 
