@@ -53,7 +53,7 @@ export function rest(ctx: Ctx, market: MarketRuntime, order: Order): void {
     remaining: remainingLots(order),
     seq: order.seq,
   })
-  ctx.state.orders.set(order.id, order)
+  ctx.state.orders.set(order)
   trackOpen(account, order, true)
   reserve(account, market, order)
   ctx.touchBook(market)

@@ -167,7 +167,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     const market = state.markets.get(o.marketId)!
     if (isWaiting(order)) waitingIn(state, o.marketId).add(order)
     else market.book.add({ id: o.id, owner: o.userId, side: o.side === 'buy' ? BUY : SELL, price: o.priceTicks!, remaining: remainingLots(order), seq: o.seq })
-    state.orders.set(o.id, order)
+    state.orders.set(order)
     trackOpen(account, order, true)
     reserve(account, market, order)
   }

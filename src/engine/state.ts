@@ -4,6 +4,7 @@ import { SYSTEM_USER } from '../domain/buckets.js'
 import { Account } from './account.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
+import { OrderTable } from './orderTable.js'
 
 export interface Mark {
   marketId: string
@@ -46,7 +47,7 @@ export class EngineState {
   readonly markTicks = new Map<string, MarkTicks>()
   readonly accounts = new Map<string, Account>()
   /** Open orders by id. A closed order leaves the state once written. */
-  readonly orders = new Map<string, Order>()
+  readonly orders = new OrderTable<Order>()
   /** Derived (not serialized): conditional orders waiting for their trigger, per market. */
   readonly waiting = new Map<string, Set<Order>>()
   /** Accounts with an armed dead man's switch. */

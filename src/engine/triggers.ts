@@ -58,7 +58,7 @@ export function waitingIn(state: EngineState, marketId: string): Set<Order> {
 /** Keeps an order open outside the book until its trigger. */
 export function wait(ctx: Ctx, market: MarketRuntime, order: Order): void {
   const account = order.account
-  ctx.state.orders.set(order.id, order)
+  ctx.state.orders.set(order)
   trackOpen(account, order, true)
   waitingIn(ctx.state, market.spec.id).add(order)
   ctx.touchOrder(order)
