@@ -8,7 +8,7 @@ import { FamilyRiskSum, linearRiskArray, portfolioRequirement, upMove, type Fami
 import type { Account, OrderExposure, Position } from './account.js'
 import type { Ctx } from './context.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
-import { tickLotsDelta } from './reservations.js'
+import { tickLots } from './reservations.js'
 import type { Mark, MarkTicks } from './state.js'
 
 /** The mark an order is judged against; refused when missing or older than the market's threshold. */
@@ -68,12 +68,12 @@ export interface CrossMargin {
   available: bigint
 }
 
-/** What filling `lots` of open orders worth `tickLots` (Σ price × lots) would lose at once against the
- * mark, micro-USDC: buys above it (`sign` 1), sells below it (−1); 0 when they would gain. */
-function lossAtMark(market: MarketRuntime, arrays: RiskArrays, lots: number, tickLots: bigint, sign: 1 | -1): bigint {
+/** What filling `lots` of open orders worth `worth` tick·lots (Σ price × lots) would lose at once against
+ * the mark, micro-USDC: buys above it (`sign` 1), sells below it (−1); 0 when they would gain. */
+function lossAtMark(market: MarketRuntime, arrays: RiskArrays, lots: number, worth: bigint, sign: 1 | -1): bigint {
   if (lots === 0) return 0n
-  const atMark = tickLotsDelta(0, 0, lots, arrays.markTicks)
-  const loss = sign === 1 ? tickLots - atMark : atMark - tickLots
+  const atMark = tickLots(lots, arrays.markTicks)
+  const loss = sign === 1 ? worth - atMark : atMark - worth
   return loss > 0n ? loss * market.microPerTickLot : 0n
 }
 
@@ -120,7 +120,7 @@ function addExposure(extra: readonly WhatIf[], families: Family[], withMm: boole
   for (let i = 0; i < extra.length; i++) {
     const w = extra[i]!
     if (w.market !== market) continue
-    const more = tickLotsDelta(0, 0, w.lots, w.priceTicks)
+    const more = tickLots(w.lots, w.priceTicks)
     if (w.side === 'buy') {
       buyLots += w.lots
       buyTickLots += more

@@ -32,6 +32,9 @@ export function tickLotsDelta(heldLots: number, heldPrice: number, lots: number,
   return BigInt(lots) * BigInt(price) - BigInt(heldLots) * BigInt(heldPrice)
 }
 
+/** lots × price in tick·lots, exact (tickLotsDelta from nothing held). */
+export const tickLots = (lots: number, price: number): bigint => tickLotsDelta(0, 0, lots, price)
+
 function count(account: Account, market: MarketRuntime, order: Order, lots: number, price: number): void {
   if (lots === order.heldLots && price === order.heldPrice) return
   const e = exposureOf(account, market)
