@@ -1,11 +1,16 @@
 // Invariants of the engine's state and of what each batch wrote, checked after every batch by the
 // randomized tests. Each failure names the broken rule.
 import { expect } from 'vitest'
-import type { OrderExposure } from '../../src/engine/account.js'
+import { fnv1a } from '../../src/domain/fnv1a.js'
+import { mulberry32 } from '../../src/domain/prng.js'
+import type { Account, OrderExposure } from '../../src/engine/account.js'
 import { BUY, SELL } from '../../src/engine/book/types.js'
 import type { Changes } from '../../src/engine/changes.js'
+import { checkOrderMargin, crossMargin, orderMarginImpact, type WhatIf } from '../../src/engine/margin.js'
+import type { MarketRuntime } from '../../src/engine/marketRuntime.js'
 import { isWaiting, remainingLots } from '../../src/engine/order.js'
 import type { EngineState } from '../../src/engine/state.js'
+import { isolatedMargin, referenceCrossMargin, type HypotheticalOrder } from './referenceMargin.js'
 
 /** Running totals across batches, to compare the state against what was written. */
 export class Ledgers {
@@ -18,6 +23,10 @@ export class Ledgers {
   funding = 0
   liquidations = 0
   settlements = 0
+  /** What the cross-margin comparison met across batches, so that a test can show it covered each case:
+   * accounts compared, of which with open cross orders, with several families, earning a correlation
+   * credit; hypothetical orders the margin refused and accepted. */
+  readonly margin = { accounts: 0, withOrders: 0, multiFamily: 0, credited: 0, refused: 0, accepted: 0 }
 
   constructor(private readonly state: EngineState) {}
 
@@ -171,4 +180,76 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     }
     expect(a.spotLocked <= a.balance('spot') || a.userId === '00000000000000000000000000', `${a.userId} spot reservation is funded`).toBe(true)
   }
+
+  checkCrossMargins(state, totals)
+}
+
+const figures = (m: { equity: bigint; im: bigint; mm: bigint; available: bigint }) => ({ equity: m.equity, im: m.im, mm: m.mm, available: m.available })
+const described = (orders: readonly HypotheticalOrder[]) => orders.map((w) => `${w.side} ${w.lots} ${w.marketId} @${w.priceTicks}`).join(', ')
+
+const userSeed = (userId: string, now: number): number => (fnv1a(userId) ^ now) >>> 0
+
+/**
+ * The engine's cross margin of every account with a perps balance or positions equals the reference's
+ * (referenceMargin.ts), exactly: as it stands, and with orders it might place — one order (the margin
+ * with it, its impact, the placement verdict, and the same order isolated) and a two-sided quote —
+ * drawn from the account and the clock, so that a run is reproducible.
+ */
+function checkCrossMargins(state: EngineState, totals: Ledgers): void {
+  const open: MarketRuntime[] = []
+  for (const m of state.markets.values()) {
+    if ((m.spec.type === 'perpetual' || m.spec.type === 'future') && m.status !== 'settled' && state.markTicks.has(m.spec.id)) open.push(m)
+  }
+  for (const a of state.accounts.values()) {
+    if (a.balance('perps') === 0n && ![...a.positions.values()].some((p) => p.lots !== 0)) continue
+    const ref = referenceCrossMargin(state, a)
+    expect(figures(crossMargin(a)), `${a.userId}: crossMargin equals the reference margin`).toEqual(figures(ref))
+    totals.margin.accounts++
+    if (ref.crossOrders > 0) totals.margin.withOrders++
+    if (ref.families > 1) totals.margin.multiFamily++
+    if (ref.imCredit > 0n) totals.margin.credited++
+    if (open.length === 0) continue
+
+    const rng = mulberry32(userSeed(a.userId, state.now))
+    const m = open[Math.floor(rng() * open.length)]!
+    const mark = state.markTicks.get(m.spec.id)!.ticks
+    const near = (spread: number) => Math.max(1, mark + Math.round(mark * spread))
+    const lots = () => m.minLots * (1 + Math.floor(rng() * 2_000))
+    const single: HypotheticalOrder[] = [{ marketId: m.spec.id, side: rng() < 0.5 ? 'buy' : 'sell', lots: lots(), priceTicks: near((rng() - 0.5) * 0.04) }]
+    // Mostly below and above the mark, now and then crossing it.
+    const quote: HypotheticalOrder[] = [
+      { marketId: m.spec.id, side: 'buy', lots: lots(), priceTicks: near((rng() - 0.8) * 0.02) },
+      { marketId: m.spec.id, side: 'sell', lots: lots(), priceTicks: near((rng() - 0.2) * 0.02) },
+    ]
+    for (const orders of [single, quote]) checkWhatIf(state, a, ref, orders, totals)
+
+    // The same single order, isolated: its own initial margin against the cross available.
+    const w = single[0]!
+    const need = { im: isolatedMargin(m, w.priceTicks, w.lots, 'im'), mm: isolatedMargin(m, w.priceTicks, w.lots, 'mm') }
+    const iso = orderMarginImpact(a, [{ ...w, market: m }], true)
+    expect({ im: iso.im, mm: iso.mm, available: iso.available, refused: iso.refusal !== null }, `${a.userId}: isolated impact of ${described(single)} equals the reference`)
+      .toEqual({ ...need, available: ref.available, refused: need.im > ref.available })
+  }
+}
+
+/** With `orders` resting too: the margin, the orders' impact and the placement verdict all agree with
+ * the reference's portfolio with and without them. */
+function checkWhatIf(state: EngineState, a: Account, before: ReturnType<typeof referenceCrossMargin>, orders: HypotheticalOrder[], totals: Ledgers): void {
+  const after = referenceCrossMargin(state, a, orders)
+  const whatIf: WhatIf[] = orders.map((w) => ({ ...w, market: state.markets.get(w.marketId)! }))
+  expect(figures(crossMargin(a, whatIf)), `${a.userId}: crossMargin with ${described(orders)} equals the reference margin`).toEqual(figures(after))
+  // Refused when they raise the requirement beyond the equity; an order that lowers it always fits.
+  const refused = after.im > before.im && after.im > after.equity
+  const impact = orderMarginImpact(a, whatIf, false)
+  expect({ im: impact.im, mm: impact.mm, available: impact.available, refused: impact.refusal !== null }, `${a.userId}: impact of ${described(orders)} equals the reference`)
+    .toEqual({ im: after.im - before.im, mm: after.mm - before.mm, available: before.available, refused })
+  let thrown: unknown = null
+  try {
+    checkOrderMargin(a, whatIf, false)
+  } catch (err) {
+    thrown = err
+  }
+  expect(thrown && (thrown as { code?: string }).code, `${a.userId}: placement verdict on ${described(orders)}`).toBe(refused ? 'INSUFFICIENT_MARGIN' : null)
+  if (refused) totals.margin.refused++
+  else totals.margin.accepted++
 }

@@ -5,7 +5,7 @@ import { parseLinearOrder, type OrderSpec } from '../../src/domain/orders.js'
 import { mulberry32, type Rng } from '../../src/domain/prng.js'
 import type { Command, CommandEnvelope } from '../../src/engine/commands.js'
 import type { EngineState } from '../../src/engine/state.js'
-import type { MarketSpec } from '../../src/domain/market.js'
+import type { AssetClass, MarketSpec } from '../../src/domain/market.js'
 import { catalogAt } from './engineFixtures.js'
 
 const USDC = 1_000_000n
@@ -15,13 +15,19 @@ export class RandomTrading {
   private readonly rng: Rng
   private seq = 0
   readonly users: string[]
-  markets = catalogAt().filter((m) => m.type !== 'option' && (m.family === 'BTC' || m.family === 'XAUT'))
+  markets: MarketSpec[]
   private readonly mids = new Map<string, number>()
   now: number
+  /** Every market listed, the generated families' relabelled to `oneAssetClass` when given. */
+  private readonly catalog: (t?: number) => MarketSpec[]
 
-  constructor(seed: number, t0: number, userCount = 20) {
+  /** `oneAssetClass` lists both generated families (BTC, XAUT) in that asset class: the catalog has one
+   * family per class, so only then does the portfolio margin's correlation credit between families apply. */
+  constructor(seed: number, t0: number, userCount = 20, oneAssetClass?: AssetClass) {
     this.rng = mulberry32(seed)
     this.now = t0
+    this.catalog = (t) => catalogAt(t).map((m) => (oneAssetClass && (m.family === 'BTC' || m.family === 'XAUT') ? { ...m, assetClass: oneAssetClass } : m))
+    this.markets = this.catalog().filter((m) => m.type !== 'option' && (m.family === 'BTC' || m.family === 'XAUT'))
     this.users = Array.from({ length: userCount }, (_, i) => `user-${String(i).padStart(2, '0')}`)
     for (const m of this.markets) this.mids.set(m.id, m.family === 'BTC' ? 95_000 : 4_000)
   }
@@ -36,7 +42,7 @@ export class RandomTrading {
 
   /** Funding for every user plus the house's spot inventory, so trading can start. */
   setup(): CommandEnvelope[] {
-    const out: CommandEnvelope[] = [this.env({ type: 'ListMarkets', markets: catalogAt() }), this.marks()]
+    const out: CommandEnvelope[] = [this.env({ type: 'ListMarkets', markets: this.catalog() }), this.marks()]
     const spots = this.markets.filter((m) => m.type === 'spot')
     out.push(this.env({ type: 'Genesis', userId: HOUSE, usdcMicro: String(10_000_000n * USDC), holdings: spots.map((m) => ({ marketId: m.id, lots: m.family === 'BTC' ? 200_000 : 200_000 })) }))
     for (const u of [HOUSE, ...this.users]) {
@@ -125,7 +131,7 @@ export class RandomTrading {
   expire(): CommandEnvelope[] {
     const front = this.frontFutures()
     this.now = front[0]!.expiryMs!
-    const listed = catalogAt(this.now).filter((m) => m.type === 'future' && (m.family === 'BTC' || m.family === 'XAUT') && !this.markets.some((x) => x.id === m.id))
+    const listed = this.catalog(this.now).filter((m) => m.type === 'future' && (m.family === 'BTC' || m.family === 'XAUT') && !this.markets.some((x) => x.id === m.id))
     for (const m of listed) this.mids.set(m.id, this.mids.get(front.find((f) => f.family === m.family)!.id)!)
     const out = [this.env({ type: 'ListMarkets', markets: listed }), ...front.map((f) => this.env({ type: 'ExpireMarket', marketId: f.id }))]
     this.markets = [...this.markets.filter((m) => !front.includes(m)), ...listed]

@@ -1,5 +1,7 @@
 // The seeded randomized test of the trading engine: 20 users, 50,000 mixed commands, invariants after
-// every batch, and a replay of the recorded stream that must reach the same state hash.
+// every batch (the cross margin against an independent reference among them), and a replay of the
+// recorded stream that must reach the same state hash. A shorter run lists both families in one asset
+// class, so that the reference also checks the correlation credit between them.
 import { describe, expect, it } from 'vitest'
 import type { CommandEnvelope } from '../../src/engine/commands.js'
 import { Engine } from '../../src/engine/engine.js'
@@ -10,6 +12,7 @@ import { HOUSE, RandomTrading } from '../support/randomTrading.js'
 
 const COMMANDS = 50_000
 const BATCH = 250
+const CREDIT_COMMANDS = 8_000
 
 describe('randomized trading', () => {
   it('keeps every invariant after every batch, and replays to the same state', { timeout: 300_000 }, () => {
@@ -61,6 +64,9 @@ describe('randomized trading', () => {
     expect(endings.get('triggered:filled') ?? 0).toBeGreaterThan(0)
     expect(endings.get('triggered:rejected') ?? 0).toBeGreaterThan(0)
     expect(totals.fills).toBeGreaterThan(5_000)
+    // The margin was compared on accounts with open cross orders and with several families, and on
+    // hypothetical orders it both accepted and refused.
+    for (const [kind, n] of Object.entries(totals.margin)) if (kind !== 'credited') expect(n, `margin checks: ${kind}`).toBeGreaterThan(0)
     for (const kind of ['PlaceOrder:ok', 'CancelOrder:ok', 'ModifyOrder:ok', 'PlaceQuotes:ok', 'Transfer:ok', 'CancelAll:ok', 'PlaceOrder:POST_ONLY_WOULD_CROSS', 'CancelOrder:ORDER_NOT_FOUND', 'Transfer:SAME_BUCKET']) {
       expect(outcomes.get(kind) ?? 0, kind).toBeGreaterThan(0)
     }
@@ -69,5 +75,22 @@ describe('randomized trading', () => {
     for (const env of recorded) replayed.apply(env)
     expect(stateHash(replayed.state)).toBe(stateHash(engine.state))
     expect(stateHash(restoreSnapshot(JSON.parse(serializeSnapshot(engine.state))))).toBe(stateHash(engine.state))
+  })
+
+  it('keeps every invariant when both families share an asset class: the cross margin earns the correlation credit', () => {
+    const gen = new RandomTrading(20261122, T0, 12, 'crypto')
+    const engine = new Engine()
+    const totals = new Ledgers(engine.state)
+    for (const env of gen.setup()) expect(engine.apply(env).ok).toBe(true)
+    for (const m of gen.markets.filter((x) => x.type === 'spot')) totals.grant(HOUSE, m.id, 200_000), totals.grant('00000000000000000000000000', m.id, -200_000)
+    for (let i = 0; i < CREDIT_COMMANDS; i++) {
+      const r = engine.apply(gen.next(engine.state))
+      if (!r.ok) expect(r.code, r.message).not.toBe('INTERNAL_ERROR')
+      if ((i + 1) % BATCH === 0) {
+        totals.absorb(engine.takeChanges())
+        checkInvariants(engine.state, totals)
+      }
+    }
+    expect(totals.margin.credited, 'accounts whose families offset each other were compared').toBeGreaterThan(0)
   })
 })
