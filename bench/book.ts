@@ -9,11 +9,11 @@ import { collectGarbage, fmt, median, percentile } from './report.js'
 
 const COUNT = 1_000_000
 const SEED = 42
-// Medians of several passes, the book's spread between the reference's: one book pass takes a fraction
+// Medians of five passes each, the book's alternating with the reference's: one book pass takes a fraction
 // of a second, and a moment of contention on this shared machine (it slows the cache-bound book more
 // than the reference) would otherwise decide the figure and the ratio.
 const THROUGHPUT_PASSES = 5
-const REFERENCE_PASSES = 3
+const REFERENCE_PASSES = 5
 
 /** A fresh OrderBook with the prefill applied, ready for the timed commands. */
 function prefilled(prefill: BookCommand[]): BookDriver {
