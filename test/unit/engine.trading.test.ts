@@ -353,6 +353,20 @@ describe('quotes', () => {
     expect(h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'q1', orders: specs('95000', '94990'), cancelFirst: false })).toMatchObject({ ok: false, code: 'INVALID_PRICE' })
   })
 
+  it('refuses a clientOrderId given twice in one quote as malformed, and one already used with the order holding it', () => {
+    const quote = (cids: [string, string]) => [
+      h.spec({ side: 'buy', price: '94900', quantity: '0.1', postOnly: true, clientOrderId: cids[0] }, 'q2'),
+      h.spec({ side: 'sell', price: '95100', quantity: '0.1', postOnly: true, clientOrderId: cids[1] }, 'q2'),
+    ]
+    const send = (cids: [string, string]) => h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'q2', orders: quote(cids), cancelFirst: false })
+    const twice = send(['same', 'same'])
+    expect(twice).toMatchObject({ ok: false, code: 'INVALID_REQUEST' })
+    expect(twice).not.toHaveProperty('details')
+    const held = h.placeOk('bob', { side: 'buy', price: '94000', quantity: '0.1', clientOrderId: 'taken' })
+    expect(send(['fresh', 'taken'])).toMatchObject({ ok: false, code: 'DUPLICATE_CLIENT_ORDER_ID', details: { existingOrderId: held.id } })
+    expect(openOrderCount(h.engine.state.accounts.get('bob')!)).toBe(1)
+  })
+
   it('bulk: cancels the caller\'s orders on the market first, then posts the batch atomically', () => {
     const old = h.placeOk('bob', { side: 'buy', price: '94000', quantity: '0.1' })
     const batch = [94_500, 94_600, 94_700].map((p) => h.spec({ side: 'buy', price: String(p), quantity: '0.1', postOnly: true }, 'mm'))

@@ -43,10 +43,10 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
     const price = spec.priceTicks!
     if (price < ticks!.bandLow || price > ticks!.bandHigh) throw new DomainError('INVALID_PRICE', 'Quote price is outside the price band')
     if (spec.clientOrderId !== null) {
+      // Twice in one quote is a malformed request: no order holds it yet for a 409 to return.
+      if (cids.has(spec.clientOrderId)) throw new DomainError('INVALID_REQUEST', `clientOrderId ${spec.clientOrderId} is given twice in this quote`)
       const existing = account.clientOrderIds.get(spec.clientOrderId)
-      if (existing || cids.has(spec.clientOrderId)) {
-        throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`, existing ? { existingOrderId: existing } : undefined)
-      }
+      if (existing) throw new DomainError('DUPLICATE_CLIENT_ORDER_ID', `clientOrderId ${spec.clientOrderId} already used`, { existingOrderId: existing })
       cids.add(spec.clientOrderId)
     }
     if (ctx.state.orders.has(spec.id)) throw new DomainError('INVALID_REQUEST', 'Order id already used')
