@@ -60,6 +60,8 @@ export class Account {
   readonly marketOrders = new Map<string, Order[]>()
   /** How many of those are reduce-only: a fill looks for reduce-only orders to trim only when some are. */
   reduceOnlyOpen = 0
+  /** Positions not flat in derivative markets (EngineState.trackHolding). */
+  derivativePositions = 0
   /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */

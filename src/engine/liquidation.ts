@@ -20,11 +20,10 @@ export const LIQUIDATION_FEE = 5_000n
 
 const isLinearPosition = (ctx: Ctx, p: Position) => p.lots !== 0 && ctx.state.markets.get(p.marketId)!.spec.type !== 'spot'
 
-/** Checks every account with a linear position, in user id order (the same on every replay). */
+/** Checks every account holding a derivative position (the state's index of them, not every account),
+ * in user id order (the same on every replay). */
 export function checkLiquidations(ctx: Ctx): void {
-  const accounts = [...ctx.state.accounts.values()]
-    .filter((a) => a.userId !== SYSTEM_USER && [...a.positions.values()].some((p) => isLinearPosition(ctx, p)))
-    .sort((a, b) => (a.userId < b.userId ? -1 : 1))
+  const accounts = [...ctx.state.holders].filter((a) => a.userId !== SYSTEM_USER).sort((a, b) => (a.userId < b.userId ? -1 : 1))
   for (const account of accounts) {
     const positions = [...account.positions.values()].filter((p) => isLinearPosition(ctx, p)).sort((a, b) => (a.marketId < b.marketId ? -1 : 1))
     // The portfolio is priced only for accounts with cross positions: isolated ones are judged alone.

@@ -115,9 +115,11 @@ function moveHolding(ctx: Ctx, market: MarketRuntime, account: Account, order: O
  * its size. Returns the PnL and what the insurance fund covered.
  */
 export function movePosition(ctx: Ctx, market: MarketRuntime, account: Account, p: Position, side: 'buy' | 'sell', lots: number, priceTicks: number, notional: bigint, refId: string, kind: 'realized_pnl' | 'settlement'): { pnl: bigint; insurance: bigint } {
+  const before = p.lots
   const held = Math.abs(p.lots)
   const closed = held > 0 && p.lots > 0 === (side === 'sell') ? Math.min(lots, held) : 0
   const pnl = applyToPosition(market, p, side, lots, priceTicks, notional)
+  ctx.state.trackHolding(account, before, p.lots)
   if (pnl !== 0n) move(ctx, ctx.state.system, 'clearing', account, 'perps', pnl, kind, refId)
   const insurance = p.marginMode === 'isolated' ? settleIsolated(ctx, market, account, p, { held, closed, opened: lots - closed }, priceTicks, pnl, refId) : 0n
   p.updatedAt = ctx.now

@@ -152,9 +152,11 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     const account = state.account(a.userId)
     for (const [bucket, v] of a.balances) account.balances.set(bucket, BigInt(v))
     for (const p of a.positions) {
+      const market = state.markets.get(p.marketId)!
       account.positions.set(p.marketId, {
-        ...p, userId: a.userId, market: state.markets.get(p.marketId)!, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
+        ...p, userId: a.userId, market, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
       })
+      if (market.spec.type !== 'spot') state.trackHolding(account, 0, p.lots)
     }
     for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)
     account.faucetGrants = a.faucetGrants.map(([t, m]) => [t, BigInt(m)])

@@ -50,6 +50,9 @@ export class EngineState {
   readonly orders = new OrderTable<Order>()
   /** Derived (not serialized): conditional orders waiting for their trigger, per market. */
   readonly waiting = new Map<string, Set<Order>>()
+  /** Derived (not serialized): accounts holding a position in a derivative market, the ones liquidation
+   * checks after marks move (trackHolding keeps it). */
+  readonly holders = new Set<Account>()
   /** Accounts with an armed dead man's switch. */
   readonly armed = new Set<string>()
   /** Per-stream event sequences and id counters, by name. */
@@ -103,6 +106,14 @@ export class EngineState {
   markCountersPersisted(): void {
     for (const c of this.dirty) c.dirty = false
     this.dirty = []
+  }
+
+  /** Keeps `holders` in step when a derivative position of `account` goes from `before` to `after` lots. */
+  trackHolding(account: Account, before: number, after: number): void {
+    if ((before === 0) === (after === 0)) return
+    account.derivativePositions += after === 0 ? -1 : 1
+    if (account.derivativePositions === 0) this.holders.delete(account)
+    else this.holders.add(account)
   }
 
   get system(): Account {

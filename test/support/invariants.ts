@@ -77,6 +77,15 @@ export class Ledgers {
 }
 
 export function checkInvariants(state: EngineState, totals: Ledgers): void {
+  // The index liquidation checks: exactly the accounts holding a derivative position, each counting them.
+  const holders = new Set<string>()
+  for (const a of state.accounts.values()) {
+    const held = [...a.positions.values()].filter((p) => p.lots !== 0 && p.market.spec.type !== 'spot').length
+    expect(a.derivativePositions, `${a.userId} counts its derivative positions`).toBe(held)
+    if (held > 0) holders.add(a.userId)
+  }
+  expect(new Set([...state.holders].map((a) => a.userId)), 'holders index').toEqual(holders)
+
   // Books: internally consistent, never crossed, and exactly the open orders; settled markets are empty.
   let booked = 0
   for (const m of state.markets.values()) {
