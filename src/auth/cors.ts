@@ -31,5 +31,8 @@ export function registerCors(app: FastifyInstance, config: CorsConfig): void {
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Correlation-Id'],
     exposedHeaders: ['X-Correlation-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Next-Cursor'],
     maxAge: 600,
+    // Strict mode answers an OPTIONS without Access-Control-Request-Method with a bare text/plain 400,
+    // outside the spec's error bodies; answered as a preflight instead, it is a harmless 204.
+    strictPreflight: false,
   })
 }

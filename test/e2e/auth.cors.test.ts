@@ -56,6 +56,14 @@ describe('allowed origins', () => {
     expect(res.headers.get('vary')).toMatch(/Origin/)
   })
 
+  it('answers an OPTIONS without Access-Control-Request-Method as a preflight (204), not with a bare text/plain 400', async () => {
+    const res = await api.request('OPTIONS', '/perps/me/api-keys', { headers: { origin: 'https://app.example.com' } })
+    expect(res.status).toBe(204)
+    expect(res.text).toBe('')
+    expect(res.headers.get('x-correlation-id')).toBeTruthy()
+    expect(corsHeaders(res)).toEqual({ origin: 'https://app.example.com', credentials: 'true' })
+  })
+
   it.each(ALLOWED)('%s gets its origin echoed on actual requests, with exposed headers', async (origin) => {
     const res = await api.get('/perps/markets', { origin })
     expect(res.status).toBe(200)
