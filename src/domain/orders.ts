@@ -156,6 +156,8 @@ export interface OrderView {
   takeProfitPrice: string | null
   stopLossPrice: string | null
   triggeredAt: string | null
+  /** The order a take-profit / stop-loss child was attached to; null for every other order. */
+  parentOrderId: string | null
   quoteId: string | null
   cancelReason: string | null
   createdAt: string

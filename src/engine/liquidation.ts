@@ -77,12 +77,14 @@ function closeStep(ctx: Ctx, account: Account, market: MarketRuntime, p: Positio
   if (!ticks || market.status !== 'active') return null
   const lots = p.lots
   const side = lots > 0 ? 'sell' : 'buy'
-  const id = engineId(ctx.now, ctx.state.next('liquidation'))
+  // From the order's own seq, as for take-profit / stop-loss orders: no two engine-made order ids meet.
+  const seq = ctx.state.advance(ctx.state.orderSeq)
+  const id = engineId(ctx.now, seq)
   const order = newOrder(ctx, account, {
     id, marketId: market.spec.id, clientOrderId: null, side, type: 'market', timeInForce: 'ioc', priceTicks: null,
     lots: Math.abs(lots), postOnly: false, reduceOnly: true, marginMode: p.marginMode, stopTicks: null,
     takeProfitTicks: null, stopLossTicks: null, quoteId: null,
-  })
+  }, null, seq)
   const fillsBefore = ctx.changes.fills.length
   const realizedBefore = p.realized
   const marginBefore = p.isolatedMargin

@@ -7,7 +7,14 @@ import { isWaiting, remainingLots, type Order } from './order.js'
 import { reserve, trackOpen } from './reservations.js'
 import type { Account } from './account.js'
 
-export function newOrder(ctx: Ctx, account: Account, spec: OrderSpec, parentOrderId: string | null = null): Order {
+/** `seq` is drawn here unless the caller drew it first to make the order's id from it (engineId). */
+export function newOrder(
+  ctx: Ctx,
+  account: Account,
+  spec: OrderSpec,
+  parentOrderId: string | null = null,
+  seq: number = ctx.state.advance(ctx.state.orderSeq),
+): Order {
   return {
     id: spec.id,
     userId: account.userId,
@@ -31,7 +38,7 @@ export function newOrder(ctx: Ctx, account: Account, spec: OrderSpec, parentOrde
     parentOrderId,
     quoteId: spec.quoteId,
     cancelReason: null,
-    seq: ctx.state.advance(ctx.state.orderSeq),
+    seq,
     createdAt: ctx.now,
     updatedAt: ctx.now,
     reserved: 0n,

@@ -4,6 +4,7 @@
 // exactly the checks of a new order; if they refuse it, it ends `rejected` with the code as its reason
 // (the one way an accepted order becomes rejected).
 import { DomainError } from '../domain/errors.js'
+import { engineId } from '../domain/ids.js'
 import type { OrderSpec } from '../domain/orders.js'
 import type { Account } from './account.js'
 import type { Ctx } from './context.js'
@@ -64,26 +65,35 @@ export function wait(ctx: Ctx, market: MarketRuntime, order: Order): void {
   ctx.touchOrder(order)
 }
 
-const childId = (parentId: string, kind: 'tp' | 'sl') => `${parentId}:${kind}`
+/** Whether `o` is the take-profit (else the stop-loss) of its parent's pair. */
+const isTakeProfit = (o: Order) => o.takeProfitTicks !== null
 
-/** The other order of a take-profit / stop-loss pair, if still open. */
-export function siblingOf(ctx: Ctx, o: Order): Order | undefined {
+/** The parent's open take-profit (`tp`) or stop-loss, among the account's open orders in its market. */
+function openChild(parent: Order, tp: boolean): Order | undefined {
+  const open = parent.account.marketOrders.get(parent.marketId)
+  if (open !== undefined) for (const o of open) if (o.parentOrderId === parent.id && isTakeProfit(o) === tp) return o
+  return undefined
+}
+
+/** The other order of a take-profit / stop-loss pair, if still open: the one with the same parent. */
+export function siblingOf(o: Order): Order | undefined {
   if (o.parentOrderId === null) return undefined
-  const other = ctx.state.orders.get(childId(o.parentOrderId, o.takeProfitTicks !== null ? 'sl' : 'tp'))
-  return other && other.status === 'open' ? other : undefined
+  const open = o.account.marketOrders.get(o.marketId)
+  if (open !== undefined) for (const other of open) if (other !== o && other.parentOrderId === o.parentOrderId && other.status === 'open') return other
+  return undefined
 }
 
 /**
  * Called after each fill of an order carrying a take-profit or stop-loss: its first fill creates the
- * reduce-only pair; later fills resize the members still waiting.
+ * reduce-only pair; later fills resize the members still waiting. Each child gets an id of its own,
+ * a ULID made from its seq (the engine draws no randomness), and names its parent in parentOrderId.
  */
 export function armAttached(ctx: Ctx, market: MarketRuntime, parent: Order, filledBefore: number): void {
   if (parent.takeProfitTicks === null && parent.stopLossTicks === null) return
   if (parent.parentOrderId !== null) return
-  for (const [kind, trigger] of [['tp', parent.takeProfitTicks], ['sl', parent.stopLossTicks]] as const) {
+  for (const [tp, trigger] of [[true, parent.takeProfitTicks], [false, parent.stopLossTicks]] as const) {
     if (trigger === null) continue
-    const id = childId(parent.id, kind)
-    const existing = ctx.state.orders.get(id)
+    const existing = filledBefore > 0 ? openChild(parent, tp) : undefined
     if (existing) {
       if (existing.triggeredAt === null) {
         existing.lots = parent.filledLots
@@ -93,8 +103,9 @@ export function armAttached(ctx: Ctx, market: MarketRuntime, parent: Order, fill
       continue
     }
     if (filledBefore > 0) continue // the pair already fired or was cancelled
+    const seq = ctx.state.advance(ctx.state.orderSeq)
     const spec: OrderSpec = {
-      id,
+      id: engineId(ctx.now, seq),
       marketId: parent.marketId,
       clientOrderId: null,
       side: parent.side === 'buy' ? 'sell' : 'buy',
@@ -106,11 +117,11 @@ export function armAttached(ctx: Ctx, market: MarketRuntime, parent: Order, fill
       reduceOnly: true,
       marginMode: parent.marginMode!,
       stopTicks: trigger,
-      takeProfitTicks: kind === 'tp' ? trigger : null,
-      stopLossTicks: kind === 'sl' ? trigger : null,
+      takeProfitTicks: tp ? trigger : null,
+      stopLossTicks: tp ? null : trigger,
       quoteId: null,
     }
-    wait(ctx, market, newOrder(ctx, parent.account, spec, parent.id))
+    wait(ctx, market, newOrder(ctx, parent.account, spec, parent.id, seq))
   }
 }
 
@@ -132,7 +143,7 @@ function fire(ctx: Ctx, market: MarketRuntime, o: Order): void {
   ctx.state.waiting.get(market.spec.id)?.delete(o)
   o.triggeredAt = ctx.now
   o.updatedAt = ctx.now
-  const sibling = siblingOf(ctx, o)
+  const sibling = siblingOf(o)
   if (sibling) closeOrder(ctx, market, sibling, 'canceled', 'oco', false)
   try {
     const limit = admit(ctx, account, market, { ...o, lots: remainingLots(o), marginMode: o.marginMode ?? 'cross' })

@@ -26,6 +26,7 @@ export function orderView(o: Order, m: MarketRuntime): OrderView {
     takeProfitPrice: price(o.takeProfitTicks),
     stopLossPrice: price(o.stopLossTicks),
     triggeredAt: o.triggeredAt === null ? null : iso(o.triggeredAt),
+    parentOrderId: o.parentOrderId,
     quoteId: o.quoteId,
     cancelReason: o.cancelReason,
     createdAt: iso(o.createdAt),

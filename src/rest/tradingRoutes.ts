@@ -10,7 +10,7 @@ import { lower } from './shapes.js'
 const ORDER_FIELDS = /* GraphQL */ `
   fragment RestOrder on Order {
     id userId marketId clientOrderId side type timeInForce price quantity filledQuantity status postOnly reduceOnly
-    marginMode stopPrice takeProfitPrice stopLossPrice triggeredAt quoteId cancelReason createdAt updatedAt
+    marginMode stopPrice takeProfitPrice stopLossPrice triggeredAt parentOrderId quoteId cancelReason createdAt updatedAt
   }`
 
 export function restOrder(o: Record<string, any>) {

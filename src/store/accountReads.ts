@@ -74,6 +74,7 @@ export function orderView(r: Order): OrderView {
     takeProfitPrice: numeric(r.takeProfitPrice),
     stopLossPrice: numeric(r.stopLossPrice),
     triggeredAt: iso(r.triggeredAt),
+    parentOrderId: r.parentOrderId,
     quoteId: r.quoteId,
     cancelReason: r.cancelReason,
     createdAt: r.createdAt.toISOString(),

@@ -4,6 +4,7 @@
 // by sending the scheduler's Tick (or a mark) with a later timestamp through the command bus.
 import { describe, expect, it } from 'vitest'
 import { D } from '../../src/domain/decimal.js'
+import { isUlid } from '../../src/domain/ids.js'
 import { runListing } from '../../src/scheduler/listingJob.js'
 import { expectError, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { watchEvent } from '../support/events.js'
@@ -196,16 +197,24 @@ describe('conditional orders', () => {
     const mm = await user(h.api, h.ex, '90000')
     await order(h.api, mm, { side: 'sell', price: '96100', quantity: '0.02' })
     const parent = await order(h.api, bob, { side: 'buy', price: '96100', quantity: '0.02', takeProfitPrice: '97000', stopLossPrice: '95000' })
-    expect(parent.body).toMatchObject({ status: 'filled', takeProfitPrice: '97000', stopLossPrice: '95000' })
+    expect(parent.body).toMatchObject({ status: 'filled', takeProfitPrice: '97000', stopLossPrice: '95000', parentOrderId: null })
     const open = (await h.api.get('/perps/orders/open', bob.cookie)).body
-    const [tp, sl] = [`${parent.body.id}:tp`, `${parent.body.id}:sl`].map((id) => open.find((o: any) => o.id === id))
-    expect(tp).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null })
-    expect(sl).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null })
+    // Each child has a ULID of its own (SPEC.md: order ids are ULIDs); parentOrderId links it to its order.
+    const tp = open.find((o: any) => o.parentOrderId === parent.body.id && o.takeProfitPrice !== null)
+    const sl = open.find((o: any) => o.parentOrderId === parent.body.id && o.stopLossPrice !== null)
+    expect(tp).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null, takeProfitPrice: '97000' })
+    expect(sl).toMatchObject({ side: 'sell', quantity: '0.02', reduceOnly: true, status: 'open', triggeredAt: null, stopLossPrice: '95000' })
+    expect([tp.id, sl.id].every(isUlid)).toBe(true)
+    expect(tp.id).not.toBe(sl.id)
+    const gql = await h.api.graphql('{ me { orders(first: 10, status: OPEN) { edges { node { id parentOrderId } } } } }', undefined, bob.cookie)
+    expect(gql.body.data.me.orders.edges.map((e: any) => e.node)).toEqual(
+      expect.arrayContaining([{ id: tp.id, parentOrderId: parent.body.id }, { id: sl.id, parentOrderId: parent.body.id }]),
+    )
 
     await order(h.api, mm, { side: 'buy', price: '94900', quantity: '0.02' })
     await pushBtcCurve(h.api, '94900')
-    expect(await listed(bob, sl.id)).toMatchObject({ status: 'filled', triggeredAt: expect.stringMatching(ISO) })
-    expect(await listed(bob, tp.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
+    expect(await listed(bob, sl.id)).toMatchObject({ status: 'filled', triggeredAt: expect.stringMatching(ISO), parentOrderId: parent.body.id })
+    expect(await listed(bob, tp.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco', parentOrderId: parent.body.id })
     expect((await h.api.get('/perps/positions', bob.cookie)).body).toEqual([])
   })
 })

@@ -89,12 +89,13 @@ describe('placing orders', () => {
     expect(rest.body).toMatchObject({
       id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), userId: alice.user.id, marketId: PERP, clientOrderId: 'shape-1', side: 'buy',
       type: 'limit', timeInForce: 'gtc', price: '90000', quantity: '0.01', filledQuantity: '0', status: 'open', marginMode: 'cross',
-      postOnly: false, reduceOnly: false, stopPrice: null, cancelReason: null,
+      postOnly: false, reduceOnly: false, stopPrice: null, parentOrderId: null, cancelReason: null,
     })
     expect(rest.body.createdAt).toMatch(ISO)
     const gql = await api.graphql(
       `mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id userId marketId clientOrderId side type timeInForce price quantity
-        filledQuantity status postOnly reduceOnly marginMode stopPrice takeProfitPrice stopLossPrice triggeredAt quoteId cancelReason createdAt updatedAt } }`,
+        filledQuantity status postOnly reduceOnly marginMode stopPrice takeProfitPrice stopLossPrice triggeredAt parentOrderId quoteId cancelReason
+        createdAt updatedAt } }`,
       { input: { marketId: PERP, side: 'BUY', price: '90000', quantity: '0.01', clientOrderId: 'shape-2' } },
       alice.cookie,
     )

@@ -1,7 +1,9 @@
 // Conditional orders: stops triggered by the mark, take-profit / stop-loss pairs armed by fills.
 import { beforeEach, describe, expect, it } from 'vitest'
+import { isUlid } from '../../src/domain/ids.js'
 import { Engine } from '../../src/engine/engine.js'
 import { restoreSnapshot, serializeSnapshot, stateHash } from '../../src/engine/snapshot.js'
+import { orderView } from '../../src/engine/views.js'
 import { envelope } from '../support/engineFixtures.js'
 import { PERP, TradingHarness } from '../support/tradingFixtures.js'
 
@@ -9,6 +11,11 @@ let h: TradingHarness
 const order = (id: string) => h.engine.state.orders.get(id)
 const book = () => h.engine.state.markets.get(PERP)!.book
 const position = (u: string) => h.engine.state.accounts.get(u)!.positions.get(PERP)?.lots ?? 0
+/** The open take-profit / stop-loss children of an order: found by parentOrderId, not by their ids. */
+const children = (parentId: string) => {
+  const open = [...h.engine.state.accounts.get('alice')!.marketOrders.get(PERP)!].filter((o) => o.parentOrderId === parentId)
+  return { tp: open.find((o) => o.takeProfitTicks !== null), sl: open.find((o) => o.stopLossTicks !== null), count: open.length }
+}
 
 beforeEach(() => {
   h = new TradingHarness()
@@ -58,28 +65,61 @@ describe('take-profit and stop-loss', () => {
   it('arm a reduce-only pair sized to the parent\'s fills, and the one that fires cancels the other', () => {
     h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.3' })
     const parent = h.placeOk('alice', { side: 'buy', price: '95100', quantity: '1', takeProfitPrice: '96000', stopLossPrice: '94000' })
-    const tp = order(`${parent.id}:tp`)!
-    const sl = order(`${parent.id}:sl`)!
+    const { tp, sl, count } = children(parent.id)
+    expect(count).toBe(2)
+    // ids of their own: ULIDs like every order id (SPEC.md), distinct; the link to the parent is parentOrderId
+    for (const child of [tp!, sl!]) {
+      expect(isUlid(child.id)).toBe(true)
+      expect(order(child.id)).toBe(child)
+    }
+    expect(tp!.id).not.toBe(sl!.id)
     expect(tp).toMatchObject({ side: 'sell', reduceOnly: true, lots: 300, parentOrderId: parent.id, stopTicks: 960_000, triggeredAt: null })
-    expect(sl).toMatchObject({ side: 'sell', reduceOnly: true, lots: 300, stopTicks: 940_000 })
-    // the rest of the parent fills later: the pair follows
-    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.7' })
-    expect([tp.lots, sl.lots]).toEqual([1_000, 1_000])
+    expect(sl).toMatchObject({ side: 'sell', reduceOnly: true, lots: 300, parentOrderId: parent.id, stopTicks: 940_000 })
+    // the rest of the parent fills later (in two fills): the pair follows, and no second pair appears
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.3' })
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.4' })
+    expect(children(parent.id)).toEqual({ tp, sl, count: 2 })
+    expect([tp!.lots, sl!.lots]).toEqual([1_000, 1_000])
     // the mark rises to the take-profit: it sells the position; the stop-loss is cancelled
     h.placeOk('mm', { side: 'buy', price: '95900', quantity: '2' })
     h.marks({ BTC: '96000' })
     const changes = h.engine.takeChanges()
-    expect(changes.orders.find((o) => o.id === tp.id)).toMatchObject({ status: 'filled', filledLots: 1_000 })
-    expect(changes.orders.find((o) => o.id === sl.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
+    expect(changes.orders.find((o) => o.id === tp!.id)).toMatchObject({ status: 'filled', filledLots: 1_000 })
+    expect(changes.orders.find((o) => o.id === sl!.id)).toMatchObject({ status: 'canceled', cancelReason: 'oco' })
     expect(position('alice')).toBe(0)
   })
 
-  it('cancel as a pair', () => {
-    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '1' })
+  it('cancel as a pair, and a later fill of the parent does not arm a second pair', () => {
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.4' })
     const parent = h.placeOk('alice', { side: 'buy', price: '95100', quantity: '1', takeProfitPrice: '96000', stopLossPrice: '94000' })
-    h.ok({ type: 'CancelOrder', userId: 'alice', orderId: `${parent.id}:sl` })
-    expect(order(`${parent.id}:tp`)).toBeUndefined()
-    expect(order(`${parent.id}:sl`)).toBeUndefined()
+    h.placeOk('alice', { side: 'sell', type: 'market', quantity: '0.1', stopPrice: '93000', reduceOnly: true }) // no parent: not a sibling
+    const { tp, sl } = children(parent.id)
+    const reply = h.ok({ type: 'CancelOrder', userId: 'alice', orderId: sl!.id }) as any
+    expect(reply).toMatchObject({ id: sl!.id, status: 'canceled', parentOrderId: parent.id })
+    expect(order(tp!.id)).toBeUndefined()
+    expect(order(sl!.id)).toBeUndefined()
+    expect(h.engine.takeChanges().orders.find((o) => o.id === tp!.id)).toMatchObject({ status: 'canceled', cancelReason: 'user' })
+    expect(children(parent.id).count).toBe(0)
+    expect(h.engine.state.accounts.get('alice')!.marketOrders.get(PERP)!.filter((o) => o.stopTicks === 930_000)).toHaveLength(1)
+    // the parent fills again: the cancelled pair stays cancelled
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.6' })
+    expect(order(parent.id)).toBeUndefined() // filled
+    expect(children(parent.id).count).toBe(0)
+  })
+
+  it('show their parent in the order view, and an order without one shows null', () => {
+    h.placeOk('bob', { side: 'sell', price: '95100', quantity: '0.5' })
+    const parent = h.placeOk('alice', { side: 'buy', price: '95100', quantity: '1', takeProfitPrice: '96000', stopLossPrice: '94000' })
+    expect(parent).toMatchObject({ parentOrderId: null, filledQuantity: '0.5' })
+    const { tp, sl } = children(parent.id)
+    const market = h.engine.state.markets.get(PERP)!
+    expect(orderView(tp!, market)).toMatchObject({ id: tp!.id, parentOrderId: parent.id, takeProfitPrice: '96000', stopLossPrice: null })
+    expect(orderView(sl!, market)).toMatchObject({ id: sl!.id, parentOrderId: parent.id, takeProfitPrice: null, stopLossPrice: '94000' })
+    const changed = h.engine.takeChanges().orders.filter((o) => o.parentOrderId === parent.id)
+    expect(changed.map((o) => o.id).sort()).toEqual([tp!.id, sl!.id].sort())
+    h.marks({ BTC: '96100' })
+    const fired = h.engine.takeChanges().orders.find((o) => o.id === tp!.id)
+    expect(fired).toMatchObject({ parentOrderId: parent.id, triggeredAt: h.now })
   })
 
   it('must sit on the profitable and the losing side of the order\'s price', () => {

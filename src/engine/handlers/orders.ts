@@ -185,7 +185,7 @@ export function cancelOrder(ctx: Ctx, userId: string, orderId: string): unknown 
   const order = ownOpenOrder(ctx, userId, orderId)
   const market = ctx.state.markets.get(order.marketId)!
   // A take-profit / stop-loss pair is one decision: cancelling either cancels both.
-  const sibling = siblingOf(ctx, order)
+  const sibling = siblingOf(order)
   closeOrder(ctx, market, order, 'canceled', 'user', !isWaiting(order))
   if (sibling) closeOrder(ctx, market, sibling, 'canceled', 'user', false)
   return ctx.replying ? orderView(order, market) : null

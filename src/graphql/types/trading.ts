@@ -44,6 +44,10 @@ export const OrderRef = builder.objectRef<OrderView>('Order').implement({
     takeProfitPrice: t.field({ type: 'Decimal', nullable: true, resolve: (o) => o.takeProfitPrice }),
     stopLossPrice: t.field({ type: 'Decimal', nullable: true, resolve: (o) => o.stopLossPrice }),
     triggeredAt: t.field({ type: 'DateTime', nullable: true, resolve: (o) => (o.triggeredAt ? new Date(o.triggeredAt) : null) }),
+    parentOrderId: t.exposeString('parentOrderId', {
+      nullable: true,
+      description: 'On a take-profit or stop-loss order: the id of the order it was attached to; null otherwise.',
+    }),
     quoteId: t.exposeString('quoteId', { nullable: true }),
     cancelReason: t.exposeString('cancelReason', {
       nullable: true,
