@@ -89,22 +89,46 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
   const { config } = host.services
   const ip = req.ip
   if (!host.caps.acquire(ip)) throw new DomainError('CONNECTION_LIMIT', host.caps.limitMessage)
-  const res = new SseResponse(reply.raw, config.streamMaxBufferBytes, host.services.log)
-  let stream: OpenStream
+  let released = false
+  const release = () => {
+    if (!released) host.caps.release(ip)
+    released = true
+  }
+  const raw = reply.raw
+  const res = new SseResponse(raw, config.streamMaxBufferBytes, host.services.log)
+  let stream: OpenStream | null = null
+  let keepAlive: NodeJS.Timeout | undefined
+  const stop = () => res.end()
+  // Listening before the stream opens: a client that leaves while it opens (its 'close' comes during
+  // the await) must still release its slot, and the stream must not be left running.
+  let gone = false
+  raw.once('close', () => {
+    gone = true
+    clearInterval(keepAlive)
+    host.open.delete(stop)
+    release()
+    res.ended = true
+    stream?.close()
+  })
+  let opened: OpenStream
   try {
-    stream = await open(res)
+    opened = await open(res)
   } catch (err) {
-    host.caps.release(ip)
+    release()
     throw err
   }
+  if (gone) {
+    opened.close()
+    reply.hijack()
+    return reply
+  }
   if (res.ended) {
-    stream.close()
-    host.caps.release(ip)
+    opened.close()
+    release()
     throw res.endError ?? new DomainError('UPSTREAM_DEGRADED')
   }
-  res.stream = stream
+  stream = res.stream = opened
   reply.hijack()
-  const raw = reply.raw
   raw.writeHead(200, {
     ...(reply.getHeaders() as OutgoingHttpHeaders),
     'content-type': 'text/event-stream; charset=utf-8',
@@ -114,18 +138,10 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
   })
   res.start()
   raw.flushHeaders()
-  const keepAlive = setInterval(() => {
+  keepAlive = setInterval(() => {
     if (!res.ended) raw.write(': keep-alive\n\n')
   }, config.sseKeepAliveMs)
-  const stop = () => res.end()
   host.open.add(stop)
-  raw.once('close', () => {
-    clearInterval(keepAlive)
-    host.open.delete(stop)
-    host.caps.release(ip)
-    res.ended = true
-    stream.close()
-  })
   return reply
 }
 

@@ -127,6 +127,28 @@ describe('the protocol', () => {
     for (const ws of held.slice(1)) ws.close()
     await Promise.all(held.map((ws) => ws.closed.promise))
   })
+
+  it('frees the slot of an SSE client that leaves while its stream is still opening', async () => {
+    // Aborted 0-3 ms in: most leave during the stream's opening awaits, before it could answer.
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+        const ac = new AbortController()
+        const req = fetch(`${small.url}/perps/book-stream?marketId=BTC-PERP`, { signal: ac.signal }).then((r) => r.body?.cancel(), () => {})
+        setTimeout(() => ac.abort(), i % 4)
+        await req
+      }))
+    }
+    // Every slot comes back: the whole cap can be held again.
+    const held = await vi.waitFor(async () => {
+      const streams = await Promise.all([1, 2, 3].map(() => SseClient.open(`${small.url}/perps/book-stream?marketId=BTC-PERP`)))
+      if (streams.some((s) => s.status !== 200)) {
+        for (const s of streams) s.close()
+        throw new Error(`statuses ${streams.map((s) => s.status).join(', ')}`)
+      }
+      return streams
+    }, { timeout: 5_000 })
+    for (const s of held) s.close()
+  })
 })
 
 describe('/ws/perps/prices', () => {
