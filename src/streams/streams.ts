@@ -246,7 +246,16 @@ export class Streams {
         cancelExpiry = runAt(principal.expiresAt, () => end(credential.expired()))
       }
       // An end announced while this stream was opening was not seen by the handler: check the record.
-      if (await credential.hasEnded()) revoke()
+      let hasEnded: boolean
+      try {
+        hasEnded = await credential.hasEnded()
+      } catch (err) {
+        // Unopened for the caller (it gets the error): leave nothing registered or running.
+        forget()
+        stream.close()
+        throw err
+      }
+      if (hasEnded) revoke()
       return {
         close: () => {
           forget()

@@ -229,6 +229,21 @@ describe('/portfolio/balances/stream', () => {
     }
   })
 
+  it('leaves nothing registered or running when it cannot tell whether its session has ended', async () => {
+    const sessions = ex.services.identity.sessions
+    const registered = () => [...((ex.services.streams as any).byCredential as Map<string, Set<unknown>>).values()].reduce((n, set) => n + set.size, 0)
+    const before = registered()
+    const isLive = sessions.isLive
+    sessions.isLive = () => Promise.reject(new Error('Redis is unreachable'))
+    try {
+      const sse = await stream('/portfolio/balances/stream', alice.cookie)
+      expect([sse.status, sse.body.code]).toEqual([500, 'INTERNAL_ERROR'])
+    } finally {
+      sessions.isLive = isLive
+    }
+    expect(registered()).toBe(before)
+  })
+
   it('ends with INVALID_TOKEN when its session expires', async () => {
     // A session issued so that its JWT expires 1-2 s from now (exp is whole seconds).
     const sessions = ex.services.identity.sessions
