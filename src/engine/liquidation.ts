@@ -5,27 +5,26 @@
 // insurance fund, which in turn covers what an account cannot (a shortfall). Every step is a row.
 import { SYSTEM_USER } from '../domain/buckets.js'
 import { DomainError } from '../domain/errors.js'
-import { engineId } from '../domain/ids.js'
 import type { Account, Position } from './account.js'
 import type { Ctx } from './context.js'
 import { cancelOrders, execute, openOrdersOf } from './handlers/orders.js'
 import { move } from './ledger.js'
 import { crossMargin, isolatedMm, unrealized, type CrossMargin } from './margin.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
-import { newOrder } from './orderLifecycle.js'
+import { newEngineOrder } from './orderLifecycle.js'
 import type { PositionEventRow } from './positionEvents.js'
 
 /** The liquidation fee, in millionths of the notional a step closes (0.5%). */
 export const LIQUIDATION_FEE = 5_000n
 
-const isLinearPosition = (ctx: Ctx, p: Position) => p.lots !== 0 && ctx.state.markets.get(p.marketId)!.spec.type !== 'spot'
+const isDerivativePosition = (p: Position) => p.lots !== 0 && p.market.spec.type !== 'spot'
 
 /** Checks every account holding a derivative position (the state's index of them, not every account),
  * in user id order (the same on every replay). */
 export function checkLiquidations(ctx: Ctx): void {
   const accounts = [...ctx.state.holders].filter((a) => a.userId !== SYSTEM_USER).sort((a, b) => (a.userId < b.userId ? -1 : 1))
   for (const account of accounts) {
-    const positions = [...account.positions.values()].filter((p) => isLinearPosition(ctx, p)).sort((a, b) => (a.marketId < b.marketId ? -1 : 1))
+    const positions = [...account.positions.values()].filter(isDerivativePosition).sort((a, b) => (a.marketId < b.marketId ? -1 : 1))
     // The portfolio is priced only for accounts with cross positions: isolated ones are judged alone.
     if (positions.some((p) => p.marginMode === 'cross')) {
       let cross: CrossMargin | null = null
@@ -77,14 +76,12 @@ function closeStep(ctx: Ctx, account: Account, market: MarketRuntime, p: Positio
   if (!ticks || market.status !== 'active') return null
   const lots = p.lots
   const side = lots > 0 ? 'sell' : 'buy'
-  // From the order's own seq, as for take-profit / stop-loss orders: no two engine-made order ids meet.
-  const seq = ctx.state.advance(ctx.state.orderSeq)
-  const id = engineId(ctx.now, seq)
-  const order = newOrder(ctx, account, {
-    id, marketId: market.spec.id, clientOrderId: null, side, type: 'market', timeInForce: 'ioc', priceTicks: null,
+  const order = newEngineOrder(ctx, account, {
+    marketId: market.spec.id, clientOrderId: null, side, type: 'market', timeInForce: 'ioc', priceTicks: null,
     lots: Math.abs(lots), postOnly: false, reduceOnly: true, marginMode: p.marginMode, stopTicks: null,
     takeProfitTicks: null, stopLossTicks: null, quoteId: null,
-  }, null, seq)
+  })
+  const id = order.id
   const fillsBefore = ctx.changes.fills.length
   const realizedBefore = p.realized
   const marginBefore = p.isolatedMargin

@@ -1,4 +1,5 @@
 // Orders entering and leaving the book, with their reservations and bookkeeping kept in step.
+import { engineId } from '../domain/ids.js'
 import type { OrderSpec } from '../domain/orders.js'
 import { BUY, SELL } from './book/types.js'
 import type { Ctx } from './context.js'
@@ -7,14 +8,18 @@ import { isWaiting, remainingLots, type Order } from './order.js'
 import { reserve, trackOpen } from './reservations.js'
 import type { Account } from './account.js'
 
-/** `seq` is drawn here unless the caller drew it first to make the order's id from it (engineId). */
-export function newOrder(
-  ctx: Ctx,
-  account: Account,
-  spec: OrderSpec,
-  parentOrderId: string | null = null,
-  seq: number = ctx.state.advance(ctx.state.orderSeq),
-): Order {
+export function newOrder(ctx: Ctx, account: Account, spec: OrderSpec, parentOrderId: string | null = null): Order {
+  return build(ctx, account, spec, parentOrderId, ctx.state.advance(ctx.state.orderSeq))
+}
+
+/** An order the engine places itself (take-profit, stop-loss, liquidation): its id is a ULID made from
+ * the clock and the order's own seq, so it is the same on every replay and no two of them meet. */
+export function newEngineOrder(ctx: Ctx, account: Account, spec: Omit<OrderSpec, 'id'>, parentOrderId: string | null = null): Order {
+  const seq = ctx.state.advance(ctx.state.orderSeq)
+  return build(ctx, account, { ...spec, id: engineId(ctx.now, seq) }, parentOrderId, seq)
+}
+
+function build(ctx: Ctx, account: Account, spec: OrderSpec, parentOrderId: string | null, seq: number): Order {
   return {
     id: spec.id,
     userId: account.userId,

@@ -4,7 +4,6 @@
 // exactly the checks of a new order; if they refuse it, it ends `rejected` with the code as its reason
 // (the one way an accepted order becomes rejected).
 import { DomainError } from '../domain/errors.js'
-import { engineId } from '../domain/ids.js'
 import type { OrderSpec } from '../domain/orders.js'
 import type { Account } from './account.js'
 import type { Ctx } from './context.js'
@@ -13,7 +12,7 @@ import { admit, checkMarginMode, execute } from './handlers/orders.js'
 import { governingMark } from './margin.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import { remainingLots, type Order } from './order.js'
-import { closeOrder, newOrder, retire } from './orderLifecycle.js'
+import { closeOrder, newEngineOrder, retire } from './orderLifecycle.js'
 import { trackOpen } from './reservations.js'
 
 /** Whether a waiting order fires when the mark rises to its trigger (else when it falls to it). */
@@ -103,9 +102,7 @@ export function armAttached(ctx: Ctx, market: MarketRuntime, parent: Order, fill
       continue
     }
     if (filledBefore > 0) continue // the pair already fired or was cancelled
-    const seq = ctx.state.advance(ctx.state.orderSeq)
-    const spec: OrderSpec = {
-      id: engineId(ctx.now, seq),
+    const spec: Omit<OrderSpec, 'id'> = {
       marketId: parent.marketId,
       clientOrderId: null,
       side: parent.side === 'buy' ? 'sell' : 'buy',
@@ -121,7 +118,7 @@ export function armAttached(ctx: Ctx, market: MarketRuntime, parent: Order, fill
       stopLossTicks: tp ? null : trigger,
       quoteId: null,
     }
-    wait(ctx, market, newOrder(ctx, parent.account, spec, parent.id, seq))
+    wait(ctx, market, newEngineOrder(ctx, parent.account, spec, parent.id))
   }
 }
 
