@@ -1,8 +1,8 @@
 // Owns the streaming side of the HTTP host: the SSE routes, and WebSocket upgrades routed by path on
 // Fastify's server (/graphql → graphql-ws; /ws/perps/prices, /ws/feeds, /ws/quotes → the spec's
-// protocol; any other path is refused, and an upgrade to another protocol is served as plain HTTP). Every long-lived connection counts against its client address
-// (STREAM_MAX_CONNECTIONS_PER_IP, the address found as for HTTP requests); all of them are closed before
-// the server stops.
+// protocol; any other path is refused, and an upgrade to another protocol is served as plain HTTP).
+// Every long-lived connection counts against its client address (STREAM_MAX_CONNECTIONS_PER_IP, the
+// address found as for HTTP requests); all of them are closed before the server stops.
 import { ServerResponse, type IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
