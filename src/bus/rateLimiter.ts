@@ -8,7 +8,9 @@ import { defineScript } from './script.js'
 // KEYS[1]  the user's pool (`rate:order:{userId}`): its theoretical arrival time (TAT), unix ms, float
 // ARGV[1]  emission interval ms: period / limit, may be fractional
 // ARGV[2]  period ms: the burst tolerance, a full period's allowance
-// ARGV[3]  now, unix ms; empty to use Redis' own clock (one clock for every node)
+// ARGV[3]  now, unix ms; empty to use Redis' own clock (one clock for every node), and then the key
+//          expires when its pool is full again. Only tests give a time: a TTL runs on Redis' clock, which
+//          a pinned clock does not follow, so their keys do not expire (the test clears its prefix).
 // Returns  {allowed 1|0, remaining, retryAfterMs, resetMs}, integers (Lua numbers are truncated on
 //          return, so they are rounded here): `remaining` requests could pass right now, `retryAfterMs`
 //          until the next one may (0 when allowed), `resetMs` until the pool is full again.
@@ -28,7 +30,11 @@ local new_tat = tat + interval
 if new_tat - now > period + 1e-6 then
   return {0, 0, math.ceil(new_tat - period - now), math.ceil(tat - now)}
 end
-redis.call('SET', KEYS[1], string.format('%.6f', new_tat), 'PX', math.ceil(new_tat - now))
+if ARGV[3] == '' then
+  redis.call('SET', KEYS[1], string.format('%.6f', new_tat), 'PX', math.ceil(new_tat - now))
+else
+  redis.call('SET', KEYS[1], string.format('%.6f', new_tat))
+end
 local remaining = math.floor((period - (new_tat - now)) / interval + 1e-6)
 return {1, remaining, 0, math.ceil(new_tat - now)}
 `)

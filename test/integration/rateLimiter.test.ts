@@ -43,6 +43,16 @@ describe('GCRA order-rate script', () => {
     expect((await consume(limit)).allowed).toBe(false)
   })
 
+  it('is exact on a pinned clock however slowly the calls arrive', async () => {
+    now = 1_700_000_000_000
+    const consume = limiter()
+    expect(await consume(12_000)).toMatchObject({ allowed: true, remaining: 11_999 })
+    // Longer than the 5 ms this first call's pool needs to refill in Redis' time: a slow machine
+    // between two calls. The pinned clock has not moved, so nothing has refilled.
+    await new Promise((resolve) => setTimeout(resolve, 25))
+    expect(await consume(12_000)).toMatchObject({ allowed: true, remaining: 11_998 })
+  })
+
   it('does not advance the pool on refused calls', async () => {
     now = 1_700_000_000_000
     const consume = limiter()
@@ -62,14 +72,28 @@ describe('GCRA order-rate script', () => {
     expect(passed).toBe(60)
   })
 
-  it('reports the time until the pool is full again, and expires the key then', async () => {
+  it('reports the time until the pool is full again', async () => {
     now = 1_700_000_000_000
     const user = `u${++n}`
     const l = new OrderRateLimiter(redis, (u) => `${prefix}rate:${u}`, () => now)
     for (let i = 0; i < 10; i++) expect((await l.consume(user, 120)).resetMs).toBe((i + 1) * 500)
-    const ttl = await redis.pttl(`${prefix}rate:${user}`)
-    expect(ttl).toBeGreaterThan(4_900)
-    expect(ttl).toBeLessThanOrEqual(5_000)
+  })
+
+  it('on Redis’ clock, expires the key when the pool is full again', async () => {
+    const user = `u${++n}`
+    const l = new OrderRateLimiter(redis, (u) => `${prefix}rate:${u}`)
+    let last!: Awaited<ReturnType<typeof l.consume>>
+    for (let i = 0; i < 10; i++) last = await l.consume(user, 120)
+    // Redis' time, the TTL and the TAT read in one transaction, at one instant of Redis' clock.
+    const [[, time], [, ttl], [, tat]] = (await redis.multi().time().pttl(`${prefix}rate:${user}`).get(`${prefix}rate:${user}`).exec()) as [
+      [null, [string, string]], [null, number], [null, string],
+    ]
+    const redisNow = Number(time[0]) * 1000 + Number(time[1]) / 1000
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(last.resetMs)
+    // The key lives until the TAT, to the millisecond PX rounds up to.
+    expect(redisNow + ttl - Number(tat)).toBeGreaterThanOrEqual(-1)
+    expect(redisNow + ttl - Number(tat)).toBeLessThanOrEqual(1)
   })
 
   it('uses Redis’ clock when none is given', async () => {
