@@ -5,6 +5,7 @@
 // drops the key from their caches.
 import type { Redis } from 'ioredis'
 import type { RedisKeys } from '../bus/keys.js'
+import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import type { PrismaClient } from '../store/prisma.js'
 import type { ApiKeyRequest } from './apiKeyRequest.js'
@@ -61,10 +62,29 @@ export class ApiKeyStore {
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly events: AuthEvents,
+    private readonly clock: Clock = systemClock,
   ) {}
 
-  /** Creates a key; the secret in the result exists nowhere else. */
-  async create(userId: string, req: ApiKeyRequest, source: AuditSource, nowMs: number = Date.now()): Promise<{ key: ApiKeyView; secret: string }> {
+  /** The tail of each user's queue of key creations on this node. */
+  private readonly creating = new Map<string, Promise<void>>()
+
+  /**
+   * Creates a key; the secret in the result exists nowhere else. One user's creations run one at a
+   * time on a node: each waits on the user's lock inside a transaction, and sixty parallel requests
+   * would otherwise hold sixty pooled connections waiting, starving every other read and timing out.
+   */
+  create(userId: string, req: ApiKeyRequest, source: AuditSource, nowMs?: number): Promise<{ key: ApiKeyView; secret: string }> {
+    const previous = this.creating.get(userId) ?? Promise.resolve()
+    const next = previous.then(() => this.createNow(userId, req, source, nowMs ?? this.clock()))
+    const settled = next.then(() => {}, () => {})
+    this.creating.set(userId, settled)
+    void settled.then(() => {
+      if (this.creating.get(userId) === settled) this.creating.delete(userId)
+    })
+    return next
+  }
+
+  private async createNow(userId: string, req: ApiKeyRequest, source: AuditSource, nowMs: number): Promise<{ key: ApiKeyView; secret: string }> {
     const secret = newKeySecret()
     const id = newKeyId()
     const row = await this.prisma.$transaction(async (tx) => {
@@ -96,7 +116,7 @@ export class ApiKeyStore {
   }
 
   /** Newest first. */
-  async list(userId: string, nowMs: number = Date.now()): Promise<ApiKeyView[]> {
+  async list(userId: string, nowMs: number = this.clock()): Promise<ApiKeyView[]> {
     const rows = await this.prisma.apiKey.findMany({ where: { userId }, select: VIEW, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] })
     return rows.map((r) => view(r, nowMs))
   }
@@ -106,7 +126,7 @@ export class ApiKeyStore {
    * users cannot be probed. A revoked key is a 409 conflict (SPEC.md "Status families"); it is still
    * re-announced first, in case the call that revoked it failed before announcing.
    */
-  async revoke(userId: string, keyId: string, source: AuditSource, nowMs: number = Date.now()): Promise<ApiKeyView> {
+  async revoke(userId: string, keyId: string, source: AuditSource, nowMs: number = this.clock()): Promise<ApiKeyView> {
     const notFound = () => new DomainError('NOT_FOUND', `No API key ${keyId}`)
     if (!isKeyId(keyId)) throw notFound()
     const { count } = await this.prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date(nowMs) } })
