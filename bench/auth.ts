@@ -10,6 +10,7 @@ import { Identity } from '../src/auth/identity.js'
 import { redisKeys } from '../src/bus/keys.js'
 import { connectRedis } from '../src/bus/redis.js'
 import { loadConfig } from '../src/config/env.js'
+import { systemClock } from '../src/domain/clock.js'
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabase } from '../src/store/migrate.js'
 import { createPool } from '../src/store/pg.js'
 import { createPrisma } from '../src/store/prisma.js'
@@ -43,7 +44,7 @@ export async function benchAuth(): Promise<void> {
   try {
     await applyMigrations(databaseUrl)
     const keys = redisKeys(config.redisPrefix)
-    const identity = new Identity({ config, log, prisma, redis, keys })
+    const identity = new Identity({ config, log, prisma, redis, keys, clock: systemClock })
     const user = await identity.users.signedIn('0x982d6Ef43201A9532274b2765334eeAfbf8A7334')
     const { secret } = await identity.apiKeys.create(user.id, { name: 'bench', scope: 'trade', allowedIps: ['127.0.0.1'], expiresInDays: 0 }, { ip: '127.0.0.1', userAgent: null })
     const session = await identity.sessions.issue({ userId: user.id, address: user.address })

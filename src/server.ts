@@ -12,6 +12,7 @@ import { CommandBus } from './bus/commandBus.js'
 import { redisKeys, type RedisKeys } from './bus/keys.js'
 import { connectRedis } from './bus/redis.js'
 import type { Config } from './config/env.js'
+import { systemClock, type Clock } from './domain/clock.js'
 import { newId } from './domain/ids.js'
 import { schema } from './graphql/schema.js'
 import { buildHttp } from './http/app.js'
@@ -54,8 +55,10 @@ export interface StartOptions {
   /** Passed to the engine runner (tests pause or fail a batch before its commit). */
   beforeCommit?: (streamId: string) => Promise<void>
   onFencedOut?: (streamId: string) => void
+  /** Wall-clock time for every role but the engine (whose time is its commands'); tests choose the instant. */
+  clock?: Clock
   /** Pins the order-rate limiter's clock (tests); by default it uses Redis' clock. */
-  rateLimitClock?: () => number
+  rateLimitClock?: Clock
 }
 
 async function prepareDatabase(url: string, log: Logger): Promise<void> {
@@ -75,6 +78,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
   const instanceId = opts.instanceId ?? `${hostname()}:${process.pid}:${newId().slice(-6)}`
   const log = opts.log ?? pino({ level: config.logLevel, base: { instance: instanceId } })
   const roles = config.roles
+  const clock = opts.clock ?? systemClock
   const closers: Array<() => Promise<unknown>> = []
   const stop = async () => {
     for (const close of closers.reverse()) await close().catch((err) => log.warn({ err }, 'error while stopping'))
@@ -115,20 +119,20 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
 
     const sub = await connectRedis(config.redisUrl, 'replies')
     closers.push(async () => sub.disconnect())
-    const bus = await CommandBus.start(redis, sub, keys, instanceId, config.engineReplyTimeoutMs)
+    const bus = await CommandBus.start(redis, sub, keys, instanceId, config.engineReplyTimeoutMs, clock)
     closers.push(() => bus.close())
-    const marketData = new MarketData(prisma, redis, keys)
-    const identity = new Identity({ config, log, prisma, redis, keys, rateLimitClock: opts.rateLimitClock })
+    const marketData = new MarketData(prisma, redis, keys, clock)
+    const identity = new Identity({ config, log, prisma, redis, keys, clock, rateLimitClock: opts.rateLimitClock })
     const reads = new AccountReads(prisma)
     const trading = new Trading({ config, marketData, commands: bus }, reads)
     // Connects to the event bus only when a stream is first opened (api role).
-    const streams = new Streams({ config, log, redis, keys, marketData, reads, identity })
+    const streams = new Streams({ config, log, redis, keys, marketData, reads, identity, clock })
     closers.push(() => streams.close())
-    const services: Services = { config, log, marketData, commands: bus, identity, trading, reads, streams }
+    const services: Services = { config, log, clock, marketData, commands: bus, identity, trading, reads, streams }
 
     let scheduler: LeasedLoops | null = null
     if (roles.has('scheduler')) {
-      scheduler = createScheduler({ redis, keys, bus, marketData, config, log: log.child({ role: 'scheduler' }), instanceId })
+      scheduler = createScheduler({ redis, keys, bus, marketData, config, log: log.child({ role: 'scheduler' }), instanceId, clock })
       await scheduler.start()
       const s = scheduler
       closers.push(() => s.stop())
@@ -169,7 +173,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     // After the server listens: the simulator trades through the public HTTP API like any user.
     let maker: SimMaker | null = null
     if (roles.has('maker') && config.simMaker) {
-      const m = await SimMaker.start({ config, commands: bus, identity, redis, keys, log: log.child({ role: 'maker' }), instanceId, ownPort })
+      const m = await SimMaker.start({ config, commands: bus, identity, redis, keys, log: log.child({ role: 'maker' }), instanceId, clock, ownPort })
       maker = m
       closers.push(() => m.stop())
     }

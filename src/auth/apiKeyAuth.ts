@@ -8,6 +8,7 @@
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { RedisKeys } from '../bus/keys.js'
+import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import type { PrismaClient } from '../store/prisma.js'
 import { auditUserAgent } from './apiKeyStore.js'
@@ -43,7 +44,7 @@ export class ApiKeyAuth {
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly log: Logger,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** `ip` is the caller's address as allowlists name it (ipAllowlist.normalizeIp). */

@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { RedisKeys } from '../bus/keys.js'
 import { OrderRateLimiter, type RateDecision } from '../bus/rateLimiter.js'
 import type { Config } from '../config/env.js'
+import type { Clock } from '../domain/clock.js'
 import type { PrismaClient } from '../store/prisma.js'
 import { ApiKeyAuth } from './apiKeyAuth.js'
 import { ApiKeyStore } from './apiKeyStore.js'
@@ -22,8 +23,9 @@ export interface IdentityDeps {
   prisma: PrismaClient
   redis: Redis
   keys: RedisKeys
+  clock: Clock
   /** Tests pin the rate limiter's clock; otherwise Redis' clock is used. */
-  rateLimitClock?: () => number
+  rateLimitClock?: Clock
 }
 
 export interface SignedIn {
@@ -47,7 +49,7 @@ export class Identity {
   private readonly host: string
 
   constructor(d: IdentityDeps) {
-    const { config, log, prisma, redis, keys } = d
+    const { config, log, prisma, redis, keys, clock } = d
     if (config.jwtSecretIsDevDefault) {
       log.warn('JWT_SECRET is not set: sessions are signed with the fixed development secret; set JWT_SECRET outside development')
     }
@@ -55,10 +57,10 @@ export class Identity {
     this.host = config.host
     this.events = new AuthEvents(redis, keys, log)
     this.users = new Users(prisma)
-    this.siwe = new Siwe(redis, keys, config.nonceTtlMs, () => this.siweDomains)
-    this.sessions = new Sessions(redis, keys, this.events, config.jwtSecret, config.sessionTtlMs)
-    this.apiKeys = new ApiKeyStore(prisma, redis, keys, this.events)
-    this.keyAuth = new ApiKeyAuth(prisma, redis, keys, log)
+    this.siwe = new Siwe(redis, keys, config.nonceTtlMs, () => this.siweDomains, clock)
+    this.sessions = new Sessions(redis, keys, this.events, config.jwtSecret, config.sessionTtlMs, clock)
+    this.apiKeys = new ApiKeyStore(prisma, redis, keys, this.events, clock)
+    this.keyAuth = new ApiKeyAuth(prisma, redis, keys, log, clock)
     this.credentials = new CredentialResolver(this.sessions, this.keyAuth)
     this.tiers = new RateTiers(prisma)
     this.orderRate = new OrderRateLimiter(redis, keys.orderRate, d.rateLimitClock)

@@ -6,6 +6,7 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import type { Redis } from 'ioredis'
 import type { RedisKeys } from '../bus/keys.js'
+import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { AuthEvents } from './authEvents.js'
@@ -44,11 +45,12 @@ export class Sessions {
     private readonly events: AuthEvents,
     secret: string,
     readonly ttlMs: number,
+    private readonly clock: Clock = systemClock,
   ) {
     this.key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
   }
 
-  async issue(user: SessionUser, nowMs: number = Date.now()): Promise<IssuedSession> {
+  async issue(user: SessionUser, nowMs: number = this.clock()): Promise<IssuedSession> {
     const sessionId = newId(nowMs)
     const expiresAt = new Date(nowMs + this.ttlMs)
     const record: SessionRecord = { ...user, createdAt: nowMs }
@@ -69,7 +71,7 @@ export class Sessions {
     let sid: unknown
     let exp: number | undefined
     try {
-      const { payload } = await jwtVerify(token, await this.key, { algorithms: [ALGORITHM], issuer: ISSUER })
+      const { payload } = await jwtVerify(token, await this.key, { algorithms: [ALGORITHM], issuer: ISSUER, currentDate: new Date(this.clock()) })
       sub = payload.sub
       sid = payload['sid']
       exp = payload.exp

@@ -8,6 +8,7 @@ import { getAddress, isAddress, recoverMessageAddress, type Hex } from 'viem'
 import { parseSiweMessage } from 'viem/siwe'
 import type { RedisKeys } from '../bus/keys.js'
 import { ownOrigin } from '../config/env.js'
+import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import { newNonce } from './keyMaterial.js'
 
@@ -44,16 +45,17 @@ export class Siwe {
     private readonly nonceTtlMs: number,
     /** The host[:port] values a message may name; a function because the default follows the bound port. */
     private readonly domains: () => readonly string[],
+    private readonly clock: Clock = systemClock,
   ) {}
 
-  async issueNonce(nowMs: number = Date.now()): Promise<IssuedNonce> {
+  async issueNonce(nowMs: number = this.clock()): Promise<IssuedNonce> {
     const nonce = newNonce()
     await this.redis.set(this.keys.siweNonce(nonce), '1', 'PX', this.nonceTtlMs)
     return { nonce, expiresAt: new Date(nowMs + this.nonceTtlMs) }
   }
 
   /** The EIP-55 address that signed a valid sign-in message; throws the spec's code otherwise. */
-  async verify(message: unknown, signature: unknown, nowMs: number = Date.now()): Promise<string> {
+  async verify(message: unknown, signature: unknown, nowMs: number = this.clock()): Promise<string> {
     if (typeof message !== 'string' || message.length === 0 || message.length > MAX_MESSAGE_CHARS) {
       throw malformed(`message must be an EIP-4361 message of at most ${MAX_MESSAGE_CHARS} characters`)
     }

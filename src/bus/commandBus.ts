@@ -2,6 +2,7 @@
 // submit() appends a command and resolves with the engine's reply, which the engine publishes on this
 // node's reply channel only after the command's effects are committed to PostgreSQL.
 import type { Redis } from 'ioredis'
+import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Command, CommandEnvelope, Reply } from '../engine/commands.js'
@@ -9,7 +10,7 @@ import type { RedisKeys } from './keys.js'
 
 export interface SubmitOptions {
   correlationId?: string
-  /** Command time; defaults to now. Tests use it to drive the engine clock. */
+  /** Command time; defaults to the bus's clock. Tests use it to drive the engine clock. */
   ts?: number
 }
 
@@ -28,13 +29,14 @@ export class CommandBus {
     private readonly keys: RedisKeys,
     readonly nodeId: string,
     private readonly timeoutMs: number,
+    private readonly clock: Clock,
   ) {
     this.channel = keys.replies(nodeId)
   }
 
   /** `sub` becomes a subscriber connection and must not be used for anything else. */
-  static async start(redis: Redis, sub: Redis, keys: RedisKeys, nodeId: string, timeoutMs: number): Promise<CommandBus> {
-    const bus = new CommandBus(redis, sub, keys, nodeId, timeoutMs)
+  static async start(redis: Redis, sub: Redis, keys: RedisKeys, nodeId: string, timeoutMs: number, clock: Clock = systemClock): Promise<CommandBus> {
+    const bus = new CommandBus(redis, sub, keys, nodeId, timeoutMs, clock)
     sub.on('message', (channel: string, message: string) => {
       if (channel === bus.channel) bus.onReplies(message)
     })
@@ -83,7 +85,7 @@ export class CommandBus {
   }
 
   private envelope(cmd: Command, opts: SubmitOptions, reply: boolean): CommandEnvelope {
-    const env: CommandEnvelope = { id: newId(), ts: opts.ts ?? Date.now(), cmd }
+    const env: CommandEnvelope = { id: newId(), ts: opts.ts ?? this.clock(), cmd }
     if (opts.correlationId) env.correlationId = opts.correlationId
     if (reply) env.replyTo = this.nodeId
     return env

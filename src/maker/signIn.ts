@@ -5,6 +5,7 @@
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { createSiweMessage } from 'viem/siwe'
 import { SIWE_CHAIN_ID } from '../auth/siwe.js'
+import type { Clock } from '../domain/clock.js'
 import type { ExchangeClient } from './exchangeClient.js'
 
 export interface TraderCredential {
@@ -18,10 +19,10 @@ export interface TraderCredential {
 const MESSAGE_TTL_MS = 5 * 60_000
 
 /** Signs in and returns the session JWT. The SIWE domain and URI are those of the API's base URL. */
-export async function signInWithEthereum(api: ExchangeClient, wallet: PrivateKeyAccount, statement: string): Promise<{ token: string; user: { id: string; address: string } }> {
+export async function signInWithEthereum(api: ExchangeClient, wallet: PrivateKeyAccount, statement: string, clock: Clock): Promise<{ token: string; user: { id: string; address: string } }> {
   const { nonce } = await api.get<{ nonce: string }>('/auth/nonce')
   const base = new URL(api.baseUrl)
-  const now = new Date()
+  const now = new Date(clock())
   const message = createSiweMessage({
     address: wallet.address,
     chainId: SIWE_CHAIN_ID,
@@ -38,8 +39,8 @@ export async function signInWithEthereum(api: ExchangeClient, wallet: PrivateKey
 }
 
 /** Signs in, rotates the key named `keyName`, and returns a client that trades with the new key. */
-export async function provisionTrader(api: ExchangeClient, wallet: PrivateKeyAccount, keyName: string): Promise<TraderCredential> {
-  const session = await signInWithEthereum(api, wallet, `Sign in to the exchange as its liquidity simulator (${keyName})`)
+export async function provisionTrader(api: ExchangeClient, wallet: PrivateKeyAccount, keyName: string, clock: Clock): Promise<TraderCredential> {
+  const session = await signInWithEthereum(api, wallet, `Sign in to the exchange as its liquidity simulator (${keyName})`, clock)
   const asSession = api.as(`Bearer ${session.token}`)
   const { keys } = await asSession.get<{ keys: Array<{ id: string; name: string; status: string }> }>('/perps/me/api-keys')
   for (const k of keys) {

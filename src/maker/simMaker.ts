@@ -16,6 +16,7 @@ import type { CommandBus } from '../bus/commandBus.js'
 import type { RedisKeys } from '../bus/keys.js'
 import { Lease } from '../bus/lease.js'
 import { ConfigError, ownOrigin, type Config } from '../config/env.js'
+import type { Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import { fnv1a } from '../domain/fnv1a.js'
 import { mulberry32, type Rng } from '../domain/prng.js'
@@ -53,6 +54,8 @@ export interface SimMakerOptions {
   keys: RedisKeys
   log: Logger
   instanceId: string
+  /** Signs its sign-in messages at this time, the API's own clock. */
+  clock: Clock
   /** The port this process's HTTP server is bound to, when the api role runs here. */
   ownPort: number | null
 }
@@ -183,7 +186,7 @@ export class SimMaker {
   private async prepareHouse(): Promise<TraderCredential | null> {
     if (!this.house) {
       const wallet = privateKeyToAccount(this.o.config.makerPrivateKey)
-      this.house = await provisionTrader(this.api, wallet, MAKER_KEY_NAME)
+      this.house = await provisionTrader(this.api, wallet, MAKER_KEY_NAME, this.o.clock)
       this.quoting = false
       this.log.info({ at: 'SimMaker#prepareHouse', userId: this.house.userId, address: this.house.address, keyId: this.house.keyId }, 'sim maker signed in')
       await this.grantMarketMakerTier(this.house)
@@ -305,7 +308,7 @@ export class SimMaker {
   private async prepareTaker(): Promise<TraderCredential | null> {
     if (!this.taker) {
       const wallet = privateKeyToAccount(this.o.config.takerPrivateKey)
-      this.taker = await provisionTrader(this.api, wallet, TAKER_KEY_NAME)
+      this.taker = await provisionTrader(this.api, wallet, TAKER_KEY_NAME, this.o.clock)
       this.takerFunded = false
       this.log.info({ at: 'SimMaker#prepareTaker', userId: this.taker.userId, address: this.taker.address, keyId: this.taker.keyId }, 'sim taker signed in')
     }

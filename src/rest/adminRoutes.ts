@@ -56,7 +56,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services): v
 
   app.post('/admin/marks', { preHandler: requireAdmin }, async (req) => {
     const body = parse(marksBody, req.body)
-    const now = Date.now()
+    const now = services.clock()
     const marks = ('marks' in body ? body.marks : [body]).map((m) => ({
       marketId: m.marketId,
       price: m.price,

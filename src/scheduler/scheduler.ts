@@ -7,6 +7,7 @@ import { Lease } from '../bus/lease.js'
 import type { Redis } from 'ioredis'
 import { CATALOG } from '../config/catalog.js'
 import type { Config } from '../config/env.js'
+import type { Clock } from '../domain/clock.js'
 import type { MarketData } from '../services/marketData.js'
 import { LeasedLoops, type Job } from './leasedLoops.js'
 import { runListing } from './listingJob.js'
@@ -22,6 +23,7 @@ export interface SchedulerOptions {
   config: Config
   log: Logger
   instanceId: string
+  clock: Clock
 }
 
 export function createScheduler(o: SchedulerOptions): LeasedLoops {
@@ -30,7 +32,7 @@ export function createScheduler(o: SchedulerOptions): LeasedLoops {
       name: 'listing',
       intervalMs: LISTING_INTERVAL_MS,
       run: async () => {
-        const r = await runListing(o.marketData, o.bus, o.config.markStaleMs, Date.now())
+        const r = await runListing(o.marketData, o.bus, o.config.markStaleMs, o.clock())
         if (r.listed || r.expired) o.log.info(r, 'listing updated')
       },
     },
@@ -48,7 +50,7 @@ export function createScheduler(o: SchedulerOptions): LeasedLoops {
       intervalMs: o.config.markFeedIntervalMs,
       run: async () => {
         if (await o.redis.exists(o.keys.feedPaused)) return
-        const now = Date.now()
+        const now = o.clock()
         const markets = (await o.marketData.listed()).filter((m) => m.status !== 'settled').map((m) => m.spec)
         if (!feed) {
           // Continue from the latest marks, so a restart or a failover does not jump the price.

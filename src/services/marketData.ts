@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis'
 import type { RedisKeys } from '../bus/keys.js'
 import { readBook, readMarks, type BookSnapshot, type MarkView } from '../bus/mirrors.js'
 import { CATALOG } from '../config/catalog.js'
+import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import { MARKET_TYPES } from '../domain/market.js'
 import type { PrismaClient } from '../store/prisma.js'
@@ -35,7 +36,7 @@ export class MarketData {
     readonly prisma: PrismaClient,
     readonly redis: Redis,
     readonly keys: RedisKeys,
-    readonly clock: () => number = Date.now,
+    readonly clock: Clock = systemClock,
   ) {}
 
   /** Every market ever listed (settled ones included), in catalog order. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { Identity } from '../auth/identity.js'
 import type { CommandBus } from '../bus/commandBus.js'
 import type { Config } from '../config/env.js'
+import type { Clock } from '../domain/clock.js'
 import type { AccountReads } from '../store/accountReads.js'
 import type { Streams } from '../streams/streams.js'
 import type { MarketData } from './marketData.js'
@@ -11,6 +12,8 @@ import type { Trading } from './trading.js'
 export interface Services {
   readonly config: Config
   readonly log: Logger
+  /** Wall-clock time of this node (tests run the exchange at an instant they choose). */
+  readonly clock: Clock
   readonly marketData: MarketData
   readonly commands: CommandBus
   /** Sign-in, sessions, API keys, credential checks and the order-rate limit. */

@@ -11,6 +11,7 @@ import type { Identity } from '../auth/identity.js'
 import type { RedisKeys } from '../bus/keys.js'
 import { familyCatalog, CATALOG } from '../config/catalog.js'
 import type { Config } from '../config/env.js'
+import type { Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import { isLinear } from '../domain/market.js'
 import { streams as names } from '../engine/events.js'
@@ -37,6 +38,7 @@ export interface StreamsDeps {
   marketData: MarketData
   reads: AccountReads
   identity: Identity
+  clock: Clock
 }
 
 /** A balance stream message: the wallet balance (GET /wallet/balance) as it stands after the event. */
@@ -135,7 +137,7 @@ export class Streams {
       const snapshot = async () => {
         const seq = (await this.hub.lastSeq(stream)) ?? 0
         current = await walletBalance(this.d.reads, userId)
-        return makeFrame({ eventType: 'BalanceSnapshot', eventSeq: seq, engineTs: Date.now(), payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot })
+        return makeFrame({ eventType: 'BalanceSnapshot', eventSeq: seq, engineTs: this.d.clock(), payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot })
       }
       const emit = (f: Frame) => {
         if (f.env.eventType !== 'BalanceUpdate') return sub.frame(f)
@@ -243,7 +245,7 @@ export class Streams {
         if (set.size === 0 && this.byCredential.get(credential.id) === set) this.byCredential.delete(credential.id)
       }
       if (principal.expiresAt !== undefined) {
-        cancelExpiry = runAt(principal.expiresAt, () => end(credential.expired()))
+        cancelExpiry = runAt(this.d.clock, principal.expiresAt, () => end(credential.expired()))
       }
       // An end announced while this stream was opening was not seen by the handler: check the record.
       let hasEnded: boolean
@@ -305,11 +307,11 @@ const sessionCredential = (sessionId: string) => `session:${sessionId}`
 /** setTimeout's longest delay (~24.8 days); sessions and keys may last longer, so a far deadline is re-armed. */
 const MAX_TIMER_MS = 2_147_483_647
 
-/** Calls `fn` at `atMs` (epoch ms), without keeping the process alive; returns the cancel. */
-function runAt(atMs: number, fn: () => void): () => void {
+/** Calls `fn` at `atMs` (epoch ms by `clock`), without keeping the process alive; returns the cancel. */
+function runAt(clock: Clock, atMs: number, fn: () => void): () => void {
   let timer: NodeJS.Timeout
   const arm = () => {
-    const wait = atMs - Date.now()
+    const wait = atMs - clock()
     if (wait <= 0) return fn()
     timer = setTimeout(arm, Math.min(wait, MAX_TIMER_MS))
     timer.unref()

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey, del, expectError, signIn, type CreatedKey, type SignedIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, ISO, type Http } from '../support/http.js'
+import { testClock } from '../support/clock.js'
 
 let ex: TestExchange
 /** A second API node on the same database and Redis. */
@@ -71,7 +72,7 @@ describe('POST /perps/me/api-keys', () => {
     expect(res.body.id).toMatch(/^svc_kid_[0-9A-Za-z]{16}$/)
     expect(res.body.secret).toMatch(/^svc_sk_[0-9A-Za-z]{43}$/)
     expect(res.body.expiresAt).toMatch(ISO)
-    expect(Math.abs(Date.parse(res.body.expiresAt) - (Date.now() + 30 * 86_400_000))).toBeLessThan(60_000)
+    expect(Math.abs(Date.parse(res.body.expiresAt) - (testClock.now() + 30 * 86_400_000))).toBeLessThan(60_000)
     // Stored as its SHA-256 only.
     const { rows } = await ex.pool.query('SELECT "secretHash" FROM api_keys WHERE id = $1', [res.body.id])
     expect(rows[0].secretHash).toMatch(/^[0-9a-f]{64}$/)
@@ -267,7 +268,7 @@ describe('revocation', () => {
 describe('expired, forged and malformed keys', () => {
   it('refuses an expired key with 401 INVALID_TOKEN and lists it as expired', async () => {
     const key = await createKey(api, alice.cookie, { scope: 'trade', expiresInDays: 1, allowedIps: ['10.9.9.9'] })
-    await ex.pool.query(`UPDATE api_keys SET "expiresAt" = now() - interval '1 second' WHERE id = $1`, [key.id])
+    await ex.pool.query(`UPDATE api_keys SET "expiresAt" = $2 WHERE id = $1`, [key.id, new Date(testClock.now() - 1_000)])
     const res = await me(api, key.auth)
     expectError(res, 401, 'INVALID_TOKEN') // expiry is checked before the allowlist
     expect(res.body.message).toMatch(/expired/)
@@ -323,7 +324,7 @@ describe('usage tracking and audit', () => {
     const ua = { 'user-agent': 'audit-test/1.0' }
     const res = await api.post('/perps/me/api-keys', { name: 'audited', scope: 'read' }, { ...alice.cookie, ...ua })
     const key = { id: res.body.id, auth: { authorization: `Bearer ${res.body.secret}` } }
-    const before = Date.now()
+    const before = testClock.now()
     for (let i = 0; i < 3; i++) expect((await me(api, { ...key.auth, ...ua })).status).toBe(200)
     await ex.services.identity.keyAuth.idle()
     const listed = (await listKeys(alice.cookie)).find((k) => k.id === key.id)

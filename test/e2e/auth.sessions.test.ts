@@ -7,6 +7,7 @@ import { DEV_JWT_SECRET } from '../../src/config/env.js'
 import { createKey, expectError, signIn, type SignedIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
+import { testClock } from '../support/clock.js'
 
 let ex: TestExchange
 let nodeB: TestExchange
@@ -108,7 +109,7 @@ describe('refused session credentials', () => {
 
   it('refuses an expired JWT even while its session record lives: 401 INVALID_TOKEN', async () => {
     const sid = decodeJwt(alice.token)['sid']
-    const expired = await mint({ sid, addr: alice.user.address }, { exp: Math.floor(Date.now() / 1000) - 10 })
+    const expired = await mint({ sid, addr: alice.user.address }, { exp: Math.floor(testClock.now() / 1000) - 10 })
     const res = await api.get('/auth/me', { authorization: `Bearer ${expired}` })
     expectError(res, 401, 'INVALID_TOKEN')
     expect(res.body.message).toMatch(/expired/)

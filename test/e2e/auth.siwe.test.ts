@@ -8,6 +8,7 @@ import { DEV_JWT_SECRET } from '../../src/config/env.js'
 import { cookiePair, expectError, hostOf, newWallet, nonce, signIn, siweMessage, verify } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, ISO, type Http } from '../support/http.js'
+import { testClock } from '../support/clock.js'
 
 let ex: TestExchange
 let api: Http
@@ -20,11 +21,11 @@ beforeAll(async () => {
 })
 afterAll(() => ex?.close())
 
-const minutes = (n: number) => new Date(Date.now() + n * 60_000).toISOString()
+const minutes = (n: number) => new Date(testClock.now() + n * 60_000).toISOString()
 
 describe('GET /auth/nonce', () => {
   it('issues a fresh alphanumeric nonce valid for five minutes', async () => {
-    const before = Date.now()
+    const before = testClock.now()
     const a = await api.get('/auth/nonce')
     const b = await api.get('/auth/nonce')
     expect(a.status).toBe(200)
@@ -47,7 +48,7 @@ describe('POST /auth/verify', () => {
     expect(res.body.user).toEqual({ id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), address: wallet.address })
     expect(res.body.token.split('.')).toHaveLength(3)
     const expiresAt = Date.parse(res.body.expiresAt)
-    expect(Math.abs(expiresAt - (Date.now() + 7 * 86_400_000))).toBeLessThan(60_000)
+    expect(Math.abs(expiresAt - (testClock.now() + 7 * 86_400_000))).toBeLessThan(60_000)
 
     const cookies = res.headers.getSetCookie()
     expect(cookies).toHaveLength(1)

@@ -8,6 +8,7 @@ import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
 import { marketRoutes } from '../../src/rest/marketRoutes.js'
 import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http, type HttpResult } from '../support/http.js'
+import { testClock } from '../support/clock.js'
 
 let ex: TestExchange
 let api: Http
@@ -17,7 +18,7 @@ beforeAll(async () => {
   api = http(ex.url!)
   const marks: Record<string, string> = { 'BTC-USDC-SPOT': '95000', 'XAUT-USDC-SPOT': '4000', 'WTIOIL-USDC-SPOT': '65' }
   for (const [family, price] of [['BTC', '95500'], ['XAUT', '4010'], ['WTIOIL', '65.2']] as const) {
-    for (const e of nextQuarterlyExpiries(Date.now(), 2)) marks[`${family}-USDC-${isoDate(e)}`] = price
+    for (const e of nextQuarterlyExpiries(testClock.now(), 2)) marks[`${family}-USDC-${isoDate(e)}`] = price
   }
   const pushed = await api.post('/admin/marks', { marks: Object.entries(marks).map(([marketId, price]) => ({ marketId, price })) }, ADMIN)
   expect(pushed.status).toBe(200)
@@ -89,7 +90,7 @@ describe('lists are charged per item they can return', () => {
   })
 
   it('charges candles per bucket the span holds', async () => {
-    const to = Math.floor(Date.now() / 1000)
+    const to = Math.floor(testClock.now() / 1000)
     const wide = await api.graphql(`{ candles(marketId: "BTC-PERP", resolution: "1", from: ${to - 90 * 86_400}, to: ${to}) { timestamp close } }`)
     expectRefused(wide, /complexity/i)
     const narrow = await api.graphql(`{ candles(marketId: "BTC-PERP", resolution: "60", from: ${to - 7 * 86_400}, to: ${to}) { timestamp close } }`)

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextQuarterlyExpiries, optionExpiries, isoDate } from '../../src/domain/calendar.js'
 import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, ISO, type Http } from '../support/http.js'
+import { testClock } from '../support/clock.js'
 
 let ex: TestExchange
 let api: Http
@@ -19,7 +20,7 @@ const marks: Record<string, string> = {}
 beforeAll(async () => {
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler', GRAPHQL_MAX_DEPTH: '5', GRAPHQL_MAX_COMPLEXITY: '1000' })
   api = http(ex.url!)
-  const now = Date.now()
+  const now = testClock.now()
   futures = Object.fromEntries(
     ['BTC', 'XAUT', 'WTIOIL'].map((f) => [f, nextQuarterlyExpiries(now, 2).map((e) => `${f}-USDC-${isoDate(e)}`)]),
   )
@@ -116,7 +117,7 @@ describe('order books', () => {
 
 describe('GET /perps/market-stats', () => {
   it('aggregates the last 24 hours and reports funding timing for perpetuals', async () => {
-    const now = Date.now()
+    const now = testClock.now()
     const minute = (msAgo: number) => new Date(Math.floor((now - msAgo) / 60_000) * 60_000)
     await ex.pool.query(
       `INSERT INTO candles ("marketId", start, open, high, low, close, volume, trades) VALUES
@@ -196,9 +197,49 @@ describe('GET /perps/ohlc', () => {
   })
 })
 
+/**
+ * What the board guarantees at any instant, whatever the smile: no static arbitrage between its marks.
+ * Marks are rounded to the 0.0001 tick (nearest), which is monotone, so ordering holds exactly; a sum of
+ * rounded marks may be off by half a tick per term. Delta, with a smile, need not be monotone in strike.
+ */
+function expectNoStaticArbitrage(b: any): void {
+  const TICK = 0.0001
+  const spot = Number(b.spotPrice)
+  const t = (expiry: string) => (Date.parse(`${expiry}T08:00:00Z`) - Date.parse(b.timestamp)) / YEAR_MS
+  for (const expiry of Object.keys(b.expiryForwards)) {
+    const byStrike = (rows: any[]) => rows.filter((r) => r.expiry === expiry).sort((x, y) => Number(x.strikePrice) - Number(y.strikePrice))
+    const calls = byStrike(b.calls)
+    const puts = byStrike(b.puts)
+    expect(calls.map((r) => r.strikePrice)).toEqual(puts.map((r) => r.strikePrice))
+    const forward = Number(b.expiryForwards[expiry])
+    const df = Math.exp(-0.04 * t(expiry))
+    calls.forEach((call, i) => {
+      const [k, c, p] = [Number(call.strikePrice), Number(call.markPrice), Number(puts[i].markPrice)]
+      const at = `${expiry} ${k}`
+      // Put-call parity in units of the underlying: C − P = e^(−rT)·(F − K) / S, within a tick.
+      expect(Math.abs(c - p - (df * (forward - k)) / spot), at).toBeLessThanOrEqual(TICK + 1e-9)
+      expect(Number(call.delta), at).toBeGreaterThanOrEqual(0)
+      expect(Number(call.delta), at).toBeLessThanOrEqual(1)
+      expect(Number(puts[i].delta), at).toBeGreaterThanOrEqual(-1)
+      expect(Number(puts[i].delta), at).toBeLessThanOrEqual(0)
+      if (i === 0) return
+      // Calls lose value and puts gain it as the strike rises...
+      expect(c, at).toBeLessThanOrEqual(Number(calls[i - 1].markPrice))
+      expect(p, at).toBeGreaterThanOrEqual(Number(puts[i - 1].markPrice))
+      if (i === 1) return
+      // ...and both are convex in the strike: slopes never fall (two rounded marks per slope).
+      for (const rows of [calls, puts]) {
+        const [k0, k1, k2] = [i - 2, i - 1, i].map((j) => Number(rows[j].strikePrice))
+        const [v0, v1, v2] = [i - 2, i - 1, i].map((j) => Number(rows[j].markPrice))
+        expect((v2! - v1!) / (k2! - k1!) - (v1! - v0!) / (k1! - k0!), at).toBeGreaterThanOrEqual(-(2 * TICK) / Math.min(k2! - k1!, k1! - k0!) - 1e-12)
+      }
+    })
+  }
+}
+
 describe('GET /markets/board', () => {
   it('defaults to BTC: spot, a forward per listed expiry, and a row per strike', async () => {
-    const before = Date.now()
+    const before = testClock.now()
     const res = await api.get('/markets/board')
     expect(res.status).toBe(200)
     const b = res.body
@@ -224,12 +265,7 @@ describe('GET /markets/board', () => {
       expect(Number(row.strikePrice) % 5000).toBe(0)
       expect(Number(row.markIv)).toBeGreaterThan(0)
     }
-    // Calls lose value and gain… less delta as the strike rises.
-    const firstExpiry = b.calls.filter((r: any) => r.expiry === isoDate(expiries[0]!.expiryMs))
-    for (let i = 1; i < firstExpiry.length; i++) {
-      expect(Number(firstExpiry[i].markPrice)).toBeLessThanOrEqual(Number(firstExpiry[i - 1].markPrice))
-      expect(Number(firstExpiry[i].delta)).toBeLessThanOrEqual(Number(firstExpiry[i - 1].delta))
-    }
+    expectNoStaticArbitrage(b)
   })
 
   it('answers an underlying without options with an empty board', async () => {
@@ -382,7 +418,7 @@ describe('POST /admin/marks', () => {
     ['a bad price', { marketId: 'BTC-USDC-SPOT', price: '-5' }, 400, 'INVALID_REQUEST'],
     ['an unknown market', { marketId: 'NOPE', price: '5' }, 404, 'MARKET_NOT_FOUND'],
     ['a perpetual', { marketId: 'BTC-PERP', price: '5' }, 400, 'INVALID_REQUEST'],
-    ['a misspelt field', { marketId: 'BTC-USDC-SPOT', price: '5', sourceTimeStamp: Date.now() }, 400, 'INVALID_REQUEST'],
+    ['a misspelt field', { marketId: 'BTC-USDC-SPOT', price: '5', sourceTimeStamp: testClock.now() }, 400, 'INVALID_REQUEST'],
     ['an unknown field beside the list', { marks: [{ marketId: 'BTC-USDC-SPOT', price: '5' }], dryRun: true }, 400, 'INVALID_REQUEST'],
   ])('refuses %s and changes nothing', async (_n, body, status, code) => {
     const res = await api.post('/admin/marks', body, ADMIN)
@@ -392,7 +428,7 @@ describe('POST /admin/marks', () => {
   })
 
   it('takes a pushed mark with its source time, and ignores a later push of an older observation', async () => {
-    const sourceTimestamp = new Date().toISOString()
+    const sourceTimestamp = new Date(testClock.now()).toISOString()
     const res = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '66.01', sourceTimestamp }, ADMIN)
     expect(res.body).toEqual({ accepted: 1 })
     const late = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '60', sourceTimestamp: Date.parse(sourceTimestamp) - 1 }, ADMIN)
@@ -402,7 +438,7 @@ describe('POST /admin/marks', () => {
   })
 
   it('refuses an observation from the future', async () => {
-    const res = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '70', sourceTimestamp: Date.now() + 60_000 }, ADMIN)
+    const res = await api.post('/admin/marks', { marketId: 'WTIOIL-USDC-SPOT', price: '70', sourceTimestamp: testClock.now() + 60_000 }, ADMIN)
     expect(res.status).toBe(400)
     expect(res.body.code).toBe('INVALID_REQUEST')
   })

@@ -11,6 +11,7 @@ import { watchEvent } from '../support/events.js'
 import { ADMIN, exchangeFor, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, ISO, type Http } from '../support/http.js'
 import { btcFutures, pushBtcCurve } from '../support/marks.js'
+import { testClock } from '../support/clock.js'
 
 const PERP = 'BTC-PERP'
 
@@ -38,7 +39,7 @@ describe('fail-closed marks', () => {
     expectError(await h.api.post('/admin/feed', { enabled: false, until: 0 }, ADMIN), 400, 'INVALID_REQUEST')
     expect((await h.api.post('/admin/feed', { enabled: false }, ADMIN)).body).toEqual({ enabled: false })
     // No waiting for the threshold to pass: the engine's clock is moved past it.
-    const later = Date.now() + 1_000
+    const later = testClock.now() + 1_000
     await h.ex.services.commands.execute({ type: 'Tick' }, { ts: later })
     const stale = await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })
     expectError(stale, 422, 'STALE_MARK_PRICE')
@@ -95,7 +96,7 @@ describe('with pushed marks', () => {
     const stats = (await h.api.get('/perps/market-stats')).body.find((s: any) => s.marketId === PERP)
     // Through the current (partial) period and one whole period after it, a tick a second.
     const periodEnd = Date.parse(stats.nextFundingAt) + 300_000
-    for (let t = Date.now() + 1_000; t < periodEnd - 300_000; t += 1_000) await h.ex.services.commands.execute({ type: 'Tick' }, { ts: t })
+    for (let t = testClock.now() + 1_000; t < periodEnd - 300_000; t += 1_000) await h.ex.services.commands.execute({ type: 'Tick' }, { ts: t })
     await h.ex.services.commands.execute({ type: 'Tick' }, { ts: periodEnd - 300_000 })
     const before = (await h.api.get('/wallet/balance', alice.cookie)).body.perpsBalance
     for (let t = periodEnd - 299_000; t <= periodEnd; t += 1_000) await h.ex.services.commands.execute({ type: 'Tick' }, { ts: t })

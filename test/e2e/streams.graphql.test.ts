@@ -11,6 +11,7 @@ import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, type Http } from '../support/http.js'
 import { pushBtcCurve } from '../support/marks.js'
 import { applyBook, Inbox, levels, wsUrl } from '../support/streams.js'
+import { testClock } from '../support/clock.js'
 
 let ex: TestExchange
 let api: Http
@@ -210,7 +211,7 @@ describe('graphql-ws, private streams', () => {
   it('ends open private subscriptions with INVALID_TOKEN when their key expires', async () => {
     // A key's expiry is whole days: this one's row is moved to 2 s from now before its first use loads it.
     const key = await createKey(api, alice.cookie, { scope: 'read', expiresInDays: 1 })
-    const expiresAt = new Date(Date.now() + 2_000)
+    const expiresAt = new Date(testClock.now() + 2_000)
     await ex.pool.query('UPDATE api_keys SET "expiresAt" = $2 WHERE id = $1', [key.id, expiresAt])
     const client = wsClient({ authorization: key.auth.authorization })
     // A public subscription keeps this connection (authenticated at connection_init) open after the expiry.
@@ -223,7 +224,7 @@ describe('graphql-ws, private streams', () => {
     expect((await book.results.next()).data.orderbook.eventType).toBe('OrderbookSnapshot')
 
     const errors = await balances.error
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime())
+    expect(testClock.now()).toBeGreaterThanOrEqual(expiresAt.getTime())
     expect(errors[0]).toMatchObject({ message: 'The API key of this stream has expired', extensions: { code: 'INVALID_TOKEN', status: 401 } })
     const sseEnd = await overSse.next()
     expect(sseEnd.value.errors[0].extensions).toMatchObject({ code: 'INVALID_TOKEN', status: 401 })

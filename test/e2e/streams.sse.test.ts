@@ -9,6 +9,7 @@ import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
 import { pushBtcCurve } from '../support/marks.js'
 import { applyBook, levels, SseClient } from '../support/streams.js'
+import { testClock } from '../support/clock.js'
 
 let ex: TestExchange
 let api: Http
@@ -247,27 +248,27 @@ describe('/portfolio/balances/stream', () => {
   it('ends with INVALID_TOKEN when its session expires', async () => {
     // A session issued so that its JWT expires 1-2 s from now (exp is whole seconds).
     const sessions = ex.services.identity.sessions
-    const issued = await sessions.issue({ userId: alice.user.id, address: alice.user.address }, Date.now() - sessions.ttlMs + 2_000)
+    const issued = await sessions.issue({ userId: alice.user.id, address: alice.user.address }, testClock.now() - sessions.ttlMs + 2_000)
     const sse = await stream('/portfolio/balances/stream', { authorization: `Bearer ${issued.token}` })
     expect((await sse.nextJson()).event.event).toBe('BalanceSnapshot')
     const closed = await sse.nextJson()
     expect(closed.event.event).toBe('close')
     expect(closed.data).toMatchObject({ error: 'AuthError', code: 'INVALID_TOKEN', message: 'Session has expired; sign in again' })
-    expect(Date.now()).toBeGreaterThanOrEqual(Math.floor(issued.expiresAt.getTime() / 1000) * 1000)
+    expect(testClock.now()).toBeGreaterThanOrEqual(Math.floor(issued.expiresAt.getTime() / 1000) * 1000)
     await sse.ended.promise
   })
 
   it('ends with INVALID_TOKEN when its API key expires', async () => {
     // A key's expiry is whole days: this one's row is moved to 2 s from now before its first use loads it.
     const key = await createKey(api, alice.cookie, { scope: 'read', expiresInDays: 1 })
-    const expiresAt = new Date(Date.now() + 2_000)
+    const expiresAt = new Date(testClock.now() + 2_000)
     await ex.pool.query('UPDATE api_keys SET "expiresAt" = $2 WHERE id = $1', [key.id, expiresAt])
     const sse = await stream('/portfolio/balances/stream', key.auth)
     expect((await sse.nextJson()).event.event).toBe('BalanceSnapshot')
     const closed = await sse.nextJson()
     expect(closed.event.event).toBe('close')
     expect(closed.data).toMatchObject({ error: 'AuthError', code: 'INVALID_TOKEN', message: 'The API key of this stream has expired' })
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime())
+    expect(testClock.now()).toBeGreaterThanOrEqual(expiresAt.getTime())
     await sse.ended.promise
     // And the expired key cannot open it again.
     const again = await stream('/portfolio/balances/stream', key.auth)

@@ -10,6 +10,7 @@ import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
 import { pushBtcCurve } from '../support/marks.js'
 import { SseClient, WsClient, wsUrl } from '../support/streams.js'
+import { testClock } from '../support/clock.js'
 
 let ex: TestExchange
 /** More API nodes of the same deployment: one with a short ping timeout, one with a small buffer and a low cap. */
@@ -36,7 +37,7 @@ async function publish(stream: string, count: number, make: (seq: number) => Pic
   const [last] = await ex.redis.xrevrange(ex.keys.eventLog(stream), '+', '-', 'COUNT', 1)
   const from = after ?? (last ? Number(last[0].slice(2)) : 0)
   const events: EngineEvent[] = Array.from({ length: count }, (_, i) => ({
-    stream, eventSeq: from + 1 + i, engineTs: Date.now(), sourceTs: null, correlationId: null, causationId: null, ...make(from + 1 + i),
+    stream, eventSeq: from + 1 + i, engineTs: testClock.now(), sourceTs: null, correlationId: null, causationId: null, ...make(from + 1 + i),
   }))
   await publishEvents(ex.redis, ex.keys, events)
   return events

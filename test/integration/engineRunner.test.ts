@@ -9,6 +9,7 @@ import { catalogAt, commandStream, envelope, T0 } from '../support/engineFixture
 import { clearRedisPrefix, newRedisPrefix, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { deferred } from '../support/deferred.js'
 import { createTestDatabase, type TestDatabase } from '../support/testDb.js'
+import { testClock } from '../support/clock.js'
 
 const ENGINE_ONLY = { ROLES: 'engine', ENGINE_LEASE_MS: '600' }
 
@@ -74,7 +75,7 @@ describe('engine runner', () => {
     hold = true
     let answered = false
     const reply = ex.services.commands
-      .submit({ type: 'UpdateMarks', marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: Date.now() }] })
+      .submit({ type: 'UpdateMarks', marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: testClock.now() }] })
       .then((r) => ((answered = true), r))
     await entered.promise
     await new Promise((r) => setImmediate(r))
@@ -103,7 +104,7 @@ describe('engine runner', () => {
     failNext = true
     const reply = await ex.services.commands.submit({
       type: 'UpdateMarks',
-      marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: Date.now() }],
+      marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: testClock.now() }],
     })
     expect(reply).toEqual({ ok: true, value: { accepted: 1 } })
     expect(await markCount(ex)).toBe(1)
@@ -193,7 +194,7 @@ describe('engine runner', () => {
     hold = true
     const reply = b.services.commands.submit({
       type: 'UpdateMarks',
-      marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: Date.now() }],
+      marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: testClock.now() }],
     })
     await entered.promise
     // A stalls (think: a long GC pause) holding an uncommitted batch; its lease lapses.

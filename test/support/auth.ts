@@ -5,6 +5,7 @@ import { SiweMessage } from 'siwe'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { expect } from 'vitest'
 import type { Http, HttpResult } from './http.js'
+import { testClock } from './clock.js'
 
 export const CHAIN_ID = 84532
 
@@ -33,7 +34,7 @@ export function siweMessage(baseUrl: string, address: string, f: MessageFields):
     version: '1',
     chainId: f.chainId ?? CHAIN_ID,
     nonce: f.nonce,
-    issuedAt: f.issuedAt ?? new Date().toISOString(),
+    issuedAt: f.issuedAt ?? new Date(testClock.now()).toISOString(),
     expirationTime: f.expirationTime,
     notBefore: f.notBefore,
   }).prepareMessage()

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, inject } from 'vitest'
 import { connectRedis } from '../../src/bus/redis.js'
 import { loadConfig } from '../../src/config/env.js'
 import { startExchange, type Exchange, type StartOptions } from '../../src/server.js'
+import { testClock } from './clock.js'
 import { http, type Http } from './http.js'
 import { createTestDatabase, type TestDatabase } from './testDb.js'
 
@@ -77,7 +78,7 @@ export async function startTestExchange(env: Record<string, string> = {}, opts: 
     ...env,
   })
   const log = pino({ level: config.logLevel }, sink)
-  const exchange = await startExchange(config, { ...opts, log })
+  const exchange = await startExchange(config, { clock: testClock.now, ...opts, log })
   return {
     ...exchange,
     db,
