@@ -32,8 +32,8 @@ const mint = (claims: Record<string, unknown>, opts: { secret?: string; sub?: st
     .setProtectedHeader({ alg: opts.alg ?? 'HS256' })
     .setIssuer('exchange-api')
     .setSubject(opts.sub ?? alice.user.id)
-    .setIssuedAt()
-    .setExpirationTime(opts.exp ?? '1h')
+    .setIssuedAt(Math.floor(testClock.now() / 1000))
+    .setExpirationTime(opts.exp ?? Math.floor(testClock.now() / 1000) + 3_600)
     .sign(new TextEncoder().encode(opts.secret ?? DEV_JWT_SECRET))
 
 describe('a session as cookie or JWT', () => {

@@ -73,7 +73,10 @@ export async function startTestExchange(env: Record<string, string> = {}, opts: 
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     MARK_FEED: 'push',
     SIM_MAKER: 'false',
-    ENGINE_LEASE_MS: '1000',
+    // The production lease: a shorter one is lost whenever a loaded machine stalls the event loop for
+    // a second, handing the engine, scheduler or simulator to another instance mid-test. Tests of
+    // failover set their own.
+    ENGINE_LEASE_MS: '5000',
     LOG_LEVEL: 'info',
     ...env,
   })
