@@ -10,8 +10,6 @@ import { DomainError } from '../domain/errors.js'
 import type { GraphQLContext } from './context.js'
 import { LIST_MULTIPLIER } from './cost.js'
 
-const UNLIMITED = { complexity: Number.MAX_SAFE_INTEGER, depth: 1_000, breadth: Number.MAX_SAFE_INTEGER }
-
 /** The level a failed check asked for (the highest, should a field combine several). */
 function requiredLevel(failure: AuthFailure): AuthLevel {
   if (failure.kind === AuthScopeFailureType.AuthScope && failure.scope === 'level') return failure.parameter as AuthLevel
@@ -53,14 +51,7 @@ export const builder = new SchemaBuilder<{
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: LIST_MULTIPLIER,
-    limit: (ctx) =>
-      ctx.internal
-        ? UNLIMITED
-        : {
-            complexity: ctx.services.config.graphqlMaxComplexity,
-            depth: ctx.services.config.graphqlMaxDepth,
-            breadth: Number.MAX_SAFE_INTEGER,
-          },
+    // No `limit`: src/graphql/operationLimits.ts checks each external operation once, before it runs.
   },
 })
 

@@ -1,10 +1,11 @@
 // graphql-yoga serving the schema at /graphql (GraphiQL on GET from a browser), with our error shaping
 // in place of yoga's masking so every error carries the spec's code and the request's correlation id.
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga'
-import type { GraphQLSchema } from 'graphql'
+import type { ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth/httpAuth.js'
 import { documentLimitError } from './documentLimits.js'
+import { operationLimitError } from './operationLimits.js'
 import type { Services } from '../services/services.js'
 import { createContext, type GraphQLContext } from './context.js'
 import { useClientErrors } from './errors.js'
@@ -29,6 +30,15 @@ function useDocumentLimits(): Plugin {
   }
 }
 
+/** Refuses an operation past the depth or cost limit before it executes: one request error, no data. */
+function useOperationLimits(): Plugin {
+  const refuse = ({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution: (r: ExecutionResult) => void }) => {
+    const refused = operationLimitError(args)
+    if (refused) setResultAndStopExecution({ errors: [refused] })
+  }
+  return { onExecute: refuse, onSubscribe: refuse }
+}
+
 export function createGraphQLServer(schema: GraphQLSchema, services: Services): Yoga {
   const log = services.log
   return createYoga<YogaServerContext, GraphQLContext>({
@@ -44,6 +54,6 @@ export function createGraphQLServer(schema: GraphQLSchema, services: Services): 
       error: (...args) => log.error(args.map(String).join(' ')),
     },
     context: ({ req, reply }) => createContext(services, req.id, false, callerOf(req, reply, services.config)),
-    plugins: [useDocumentLimits(), useClientErrors(log)],
+    plugins: [useDocumentLimits(), useOperationLimits(), useClientErrors(log)],
   })
 }

@@ -19,6 +19,7 @@ import { SESSION_COOKIE } from '../auth/sessionCookie.js'
 import { newId } from '../domain/ids.js'
 import { createContext, type Caller, type GraphQLContext } from '../graphql/context.js'
 import { documentLimitError } from '../graphql/documentLimits.js'
+import { operationLimitError } from '../graphql/operationLimits.js'
 import { toClientGraphQLError } from '../graphql/errors.js'
 import type { Services } from '../services/services.js'
 import type { ClientIp } from './clientIp.js'
@@ -142,6 +143,8 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
    * frameIterator (src/graphql/types/subscriptions.ts), so any other source is a bug, closed and refused.
    */
   async function subscribe(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const refused = operationLimitError(args)
+    if (refused) return { errors: [refused] }
     const source = await createSourceEventStream(args)
     if (!(Symbol.asyncIterator in source)) return source
     const op = operations.get(args.contextValue as object)
@@ -184,6 +187,11 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
         return refused ? [refused] : undefined
       },
       subscribe,
+      // Queries and mutations: within the depth and cost limits, as over HTTP.
+      execute: (args) => {
+        const refused = operationLimitError(args)
+        return refused ? { errors: [refused] } : execute(args)
+      },
       onNext: (ctx, _id, _payload, _args, result) => {
         if (!result.errors?.length) return undefined
         const c = connections.get(ctx.extra.socket)

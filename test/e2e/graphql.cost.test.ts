@@ -3,12 +3,15 @@
 // (a fuzz run once held it 15 s with 2,200 aliases of optionsBoard, each a database read and Black-76),
 // while the REST routes' own operations, sent by a client, and ordinary queries still fit. Alias counts
 // stay well inside the parser's token limit, so the refusals asserted on cost are the cost model's.
+import { createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
 import { marketRoutes } from '../../src/rest/marketRoutes.js'
 import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http, type HttpResult } from '../support/http.js'
 import { testClock } from '../support/clock.js'
+import { wsUrl } from '../support/streams.js'
 
 let ex: TestExchange
 let api: Http
@@ -28,14 +31,39 @@ afterAll(() => ex?.close())
 /** `{ a0: <selection> a1: <selection> … }` */
 const aliases = (n: number, selection: string) => `{${Array.from({ length: n }, (_, i) => `b${i}:${selection}`).join(' ')}}`
 
-/** Refused before any resolver ran: INVALID_REQUEST, and no field answered. */
+/** Refused before any resolver ran: one 400 INVALID_REQUEST error and no data, however many root fields. */
 function expectRefused(res: HttpResult, why?: RegExp): void {
-  expect(res.body.errors?.length, res.text.slice(0, 300)).toBeGreaterThan(0)
-  expect(res.body.errors[0].extensions.code).toBe('INVALID_REQUEST')
+  expect(res.body.errors?.length, res.text.slice(0, 300)).toBe(1)
+  expect(res.status).toBe(400)
+  expect(res.body.errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', status: 400 })
   if (why) expect(res.body.errors[0].message).toMatch(why)
-  expect(Object.values(res.body.data ?? {}).filter((v) => v !== null)).toEqual([])
+  expect(res.body.data).toBeUndefined()
 }
 
+/** Every result graphql-ws sends for one operation, or the error it ends with. */
+async function overWebSocket(query: string): Promise<any[]> {
+  const client = createClient({ url: wsUrl(ex.url!, '/graphql'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: true })
+  try {
+    const results: any[] = []
+    await new Promise<void>((resolve, reject) => client.subscribe({ query }, { next: (r) => results.push(r), error: reject, complete: resolve }))
+    return results
+  } finally {
+    await client.dispose()
+  }
+}
+
+describe('a refusal is one error, before anything runs', () => {
+  it('answers an over-limit operation over graphql-ws with one INVALID_REQUEST error and no data', async () => {
+    const [refused, ...more] = await overWebSocket(aliases(40, 'optionsBoard{spotPrice}'))
+    expect(more).toEqual([])
+    expect(refused.data).toBeUndefined()
+    expect(refused.errors).toHaveLength(1)
+    expect(refused.errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', status: 400 })
+    expect(refused.errors[0].message).toMatch(/complexity/)
+    const [ok] = await overWebSocket(aliases(2, 'optionsBoard{spotPrice}'))
+    expect(ok).toEqual({ data: { b0: { spotPrice: '95000' }, b1: { spotPrice: '95000' } } })
+  })
+})
 
 describe('expensive fields are charged per call', () => {
   it('refuses the fuzz run\'s 2,200 aliases of optionsBoard at once', async () => {
