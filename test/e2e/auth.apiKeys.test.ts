@@ -149,7 +149,7 @@ describe('key management is session-only', () => {
     const gql = await api.graphql('mutation ($id: String!) { revokeApiKey(id: $id) { id } }', { id: key.id }, key.auth)
     expect(gql.body.errors[0].extensions).toMatchObject({ code: 'SCOPE_INSUFFICIENT', status: 403 })
     const created = await api.graphql('mutation { createApiKey(input: {name: "k", scope: TRADE}) { secret } }', {}, key.auth)
-    expect(created.body).toMatchObject({ data: null, errors: [{ extensions: { code: 'SCOPE_INSUFFICIENT', status: 403 } }] })
+    expect(created.body).toMatchObject({ data: { createApiKey: null }, errors: [{ extensions: { code: 'SCOPE_INSUFFICIENT', status: 403 } }] })
     const list = await api.graphql('{ me { id apiKeys { edges { node { id } } } } }', {}, key.auth)
     expect(list.body.errors[0]).toMatchObject({ path: ['me', 'apiKeys'], extensions: { code: 'SCOPE_INSUFFICIENT' } })
     // The key itself survived the attempt.

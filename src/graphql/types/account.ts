@@ -124,6 +124,7 @@ const read = { authScopes: { level: 'read' as const } }
 builder.objectFields(UserRef, (t) => ({
   orders: t.connection(
     {
+      nullable: true,
       ...read,
       type: OrderRef,
       description: 'Newest first.',
@@ -139,6 +140,7 @@ builder.objectFields(UserRef, (t) => ({
   ),
   trades: t.connection(
     {
+      nullable: true,
       ...read,
       type: TradeRef,
       description: 'The caller\'s fills, newest first.',
@@ -151,6 +153,7 @@ builder.objectFields(UserRef, (t) => ({
   ),
   positions: t.connection(
     {
+      nullable: true,
       ...read,
       type: PositionRef,
       description: 'Open positions, valued at the current marks.',
@@ -160,9 +163,10 @@ builder.objectFields(UserRef, (t) => ({
     { name: 'PositionConnection' },
     { name: 'PositionEdge' },
   ),
-  balance: t.field({ ...read, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
+  balance: t.field({ ...read, nullable: true, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
   liquidations: t.connection(
     {
+      nullable: true,
       ...read,
       type: LiquidationRef,
       description: 'Liquidation steps on the caller\'s positions, newest first.',
@@ -178,6 +182,7 @@ const trade = { authScopes: { level: 'trade' as const } }
 
 builder.mutationFields((t) => ({
   transfer: t.field({
+    nullable: true,
     ...trade,
     type: TransferRef,
     description: 'Moves USDC-T between the caller\'s buckets, instantly.',
@@ -185,6 +190,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, { from, to, amount }, ctx) => ctx.services.trading.transfer(principal(ctx), from, to, amount, ctx.correlationId) as never,
   }),
   requestFaucet: t.field({
+    nullable: true,
     ...trade,
     type: FaucetRef,
     description: 'Test-network USDC-T into the wallet bucket, capped per user per rolling day.',
@@ -192,6 +198,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, { amount }, ctx) => ctx.services.trading.faucet(principal(ctx), amount, ctx.correlationId) as never,
   }),
   cancelAllAfter: t.field({
+    nullable: true,
     ...trade,
     type: DeadManRef,
     description: 'Dead man\'s switch: cancel all the caller\'s orders unless called again within timeoutMs (0 disarms).',

@@ -34,6 +34,7 @@ const ProductRef = builder.objectRef<Product>('Product').implement({
 
 builder.queryFields((t) => ({
   instruments: t.connection({
+    nullable: true,
     type: InstrumentRef,
     // Prices the options of every board: about the BTC board's cost, then an item per live market.
     complexity: connectionCost(COST.instruments, 500, LIVE_MARKETS),
@@ -50,6 +51,7 @@ builder.queryFields((t) => ({
       (await memoize(ctx, 'instruments', () => instruments(ctx.services.marketData))).find((i) => i.id === args.symbol) ?? null,
   }),
   products: t.connection({
+    nullable: true,
     type: ProductRef,
     complexity: connectionCost(1, 100, PRODUCTS),
     resolve: async (_root, args, ctx) => resolveArrayConnection({ args, defaultSize: 100, maxSize: 1_000 }, await products(ctx.services.marketData)),

@@ -48,6 +48,7 @@ export const UserRef = builder.objectRef<UserRow>('User').implement({
     createdAt: t.field({ type: 'DateTime', resolve: (u) => u.createdAt }),
     apiKeys: t.connection(
       {
+        nullable: true,
         type: ApiKeyRef,
         description: 'Newest first. Needs an interactive session: API keys cannot list keys.',
         authScopes: { level: 'session' },
@@ -97,6 +98,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
 
 builder.queryField('me', (t) =>
   t.field({
+    nullable: true,
     type: UserRef,
     description: 'The signed-in user (session, JWT or API key).',
     authScopes: { level: 'read' },
@@ -110,11 +112,13 @@ builder.queryField('me', (t) =>
 
 builder.mutationFields((t) => ({
   signInNonce: t.field({
+    nullable: true,
     type: NonceRef,
     description: 'Issues a nonce for signIn; single use, valid for a few minutes.',
     resolve: (_root, _args, ctx) => ctx.services.identity.siwe.issueNonce(),
   }),
   signIn: t.field({
+    nullable: true,
     type: SessionRef,
     description: 'Signs in with an EIP-4361 message and its signature; creates the user on first sign-in.',
     args: { message: t.arg.string({ required: true }), signature: t.arg.string({ required: true }) },
@@ -125,6 +129,7 @@ builder.mutationFields((t) => ({
     },
   }),
   signOut: t.boolean({
+    nullable: true,
     description: 'Ends the current session: its cookie and its JWT stop working on every node.',
     authScopes: { level: 'session' },
     resolve: async (_root, _args, ctx) => {
@@ -135,6 +140,7 @@ builder.mutationFields((t) => ({
     },
   }),
   createApiKey: t.field({
+    nullable: true,
     type: CreatedApiKeyRef,
     authScopes: { level: 'session' },
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
@@ -151,6 +157,7 @@ builder.mutationFields((t) => ({
       ),
   }),
   revokeApiKey: t.field({
+    nullable: true,
     type: ApiKeyRef,
     description: 'Revokes one of your keys; the next request with it fails on every node. A key already revoked is KEY_ALREADY_REVOKED (409).',
     authScopes: { level: 'session' },

@@ -126,6 +126,7 @@ export const CandleRef = builder.objectRef<Candle>('Candle').implement({
 
 builder.queryFields((t) => ({
   markets: t.connection({
+    nullable: true,
     type: MarketRef,
     description: 'Listed markets in catalog order; settled ones only with includeSettled.',
     args: {
@@ -154,6 +155,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => ctx.services.marketData.market(args.id),
   }),
   orderbook: t.field({
+    nullable: true,
     type: OrderbookRef,
     args: {
       marketId: t.arg.string({ required: true }),
@@ -170,6 +172,7 @@ builder.queryFields((t) => ({
     },
   }),
   marketStats: t.connection({
+    nullable: true,
     type: MarketStatsRef,
     description: 'Statistics of spot, perpetual and futures markets.',
     args: { marketId: t.arg.string() },
@@ -186,6 +189,7 @@ builder.queryFields((t) => ({
     },
   }, { name: 'MarketStatsConnection' }, { name: 'MarketStatsEdge' }),
   candles: t.field({
+    nullable: true,
     type: [CandleRef],
     description: 'OHLC candles with trades between from and to (unix seconds, at most 90 days apart), oldest first.',
     args: {

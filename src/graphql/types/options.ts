@@ -44,6 +44,7 @@ export const BoardRef = builder.objectRef<OptionsBoard>('OptionsBoard').implemen
 
 builder.queryField('optionsBoard', (t) =>
   t.field({
+    nullable: true,
     type: BoardRef,
     args: { underlying: t.arg.string({ defaultValue: 'BTC' }) },
     // Black-76 over every option of the underlying: charged per call; aliases share one computation.

@@ -173,12 +173,14 @@ const trade = { authScopes: { level: 'trade' as const } }
 
 builder.mutationFields((t) => ({
   previewOrder: t.field({
+    nullable: true,
     ...trade,
     type: PreviewRef,
     args: { input: t.arg({ type: PlaceOrderInput, required: true }) },
     resolve: (_root, { input }, ctx) => ctx.services.trading.previewOrder(principal(ctx), input, ctx.correlationId),
   }),
   placeOrder: t.field({
+    nullable: true,
     ...trade,
     type: OrderRef,
     description: 'One mutation for every linear product: the market id decides.',
@@ -189,6 +191,7 @@ builder.mutationFields((t) => ({
     },
   }),
   cancelOrder: t.field({
+    nullable: true,
     ...trade,
     type: OrderRef,
     args: { id: t.arg.string({ required: true }) },
@@ -198,6 +201,7 @@ builder.mutationFields((t) => ({
     },
   }),
   modifyOrder: t.field({
+    nullable: true,
     ...trade,
     type: OrderRef,
     description: 'New price and/or new total quantity. Only lowering the quantity keeps time priority.',
@@ -208,6 +212,7 @@ builder.mutationFields((t) => ({
     },
   }),
   cancelAllOrders: t.field({
+    nullable: true,
     ...trade,
     type: CancelAllRef,
     args: { marketId: t.arg.string(), quoteId: t.arg.string(), clientOrderId: t.arg.string() },
@@ -217,6 +222,7 @@ builder.mutationFields((t) => ({
     },
   }),
   placeQuote: t.field({
+    nullable: true,
     ...trade,
     type: QuoteResultRef,
     description: 'A post-only quote: both sides rest or neither.',
@@ -227,6 +233,7 @@ builder.mutationFields((t) => ({
     },
   }),
   placeBulkQuotes: t.field({
+    nullable: true,
     ...trade,
     type: QuoteResultRef,
     description: 'Optionally cancels the caller\'s orders on the market, then posts every quote: all or none. Counts as one request.',
@@ -237,6 +244,7 @@ builder.mutationFields((t) => ({
     },
   }),
   closePosition: t.field({
+    nullable: true,
     ...trade,
     type: OrderRef,
     description: 'A reduce-only market order for the whole position, or for `quantity` of it.',
