@@ -8,7 +8,7 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import { permits, refusal, type AuthLevel } from '../auth/principal.js'
 import { DomainError } from '../domain/errors.js'
 import type { GraphQLContext } from './context.js'
-import { LIST_MULTIPLIER } from './cost.js'
+import { defaultFieldCost } from './cost.js'
 
 /** The level a failed check asked for (the highest, should a field combine several). */
 function requiredLevel(failure: AuthFailure): AuthLevel {
@@ -49,8 +49,8 @@ export const builder = new SchemaBuilder<{
     nodesQueryOptions: false,
   },
   complexity: {
-    defaultComplexity: 1,
-    defaultListMultiplier: LIST_MULTIPLIER,
+    // A field without a charge of its own costs what cost.ts measured for its kind (leaf, object, list).
+    fieldComplexity: (_args, _ctx, field) => defaultFieldCost(field.type),
     // No `limit`: src/graphql/operationLimits.ts checks each external operation once, before it runs.
   },
 })

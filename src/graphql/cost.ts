@@ -1,20 +1,39 @@
 // The GraphQL cost model (DESIGN §10): what a field is charged by @pothos/plugin-complexity, so that the
-// cost limit (GRAPHQL_MAX_COMPLEXITY, 5,000 by default) bounds how long one request can hold the node.
+// cost limit (GRAPHQL_MAX_COMPLEXITY, 5,000 by default, checked by operationLimits.ts) bounds how long one
+// request can hold the node.
 //
-// One unit is about one resolved field: some 5–10 µs on a 2-core machine, serialisation included. Scalar
-// and object fields keep the plugin's default of 1. A resolver that does real work (a database query,
-// Black-76 over a board) is charged its measured time in those units, on every occurrence: aliases
-// repeat the charge even though per-request memoisation makes repeats cheap. A list is charged per item
-// it can really return (its page size, or what the catalog lists), not the plugin's flat 10. Measured
-// with a scratch script, one call each: optionsBoard(BTC, ~120 options) 7.5 ms, instruments ≈ the BTC
-// board + 1 ms, marketStats 1.8 ms, candles 0.7 ms, markets (~135 nodes) 3.2 ms, orderbook 0.2 ms.
+// One unit is about 10 µs of the node's time on a 2-core machine, serialisation included. Measured with
+// a scratch script over the real schema (execute() and JSON.stringify, the fastest of 100 runs, ~132
+// listed markets): a scalar or enum field that reads its parent 0.5–1.1 µs, so a tenth of a unit; an
+// object (an edge, a node, a mark) ~1.5 µs, kept at one unit because objects are what lists and nesting
+// multiply and the plugin charges nothing for a list item's own object; a price band 4 µs. A resolver
+// that does real work is charged its measured time on every occurrence: aliases repeat the charge even
+// though per-request memoisation makes repeats cheap. optionsBoard(BTC, ~120 options) 3–7.5 ms,
+// instruments ≈ the BTC board + 1 ms, marketStats 1.3–1.8 ms, candles 0.7 ms, orderbook 0.2 ms; the
+// account reads, a database query each: `me` 0.5–0.7 ms, a page of orders, trades or liquidations
+// ~1 ms plus ~15 µs a row, positions ~0.8 ms, the balance ~1.5 ms, the key list ~0.5 ms. A list is
+// charged per item it can really return (the page asked for, within what the catalog lists), not the
+// plugin's flat 10.
+import type { FieldComplexityValue } from '@pothos/plugin-complexity'
+import { getNamedType, getNullableType, isLeafType, isListType, type GraphQLOutputType } from 'graphql'
 import { OPTION_EXPIRY_COUNT } from '../domain/calendar.js'
 import { CATALOG, familyCatalog } from '../config/catalog.js'
+import { DEFAULT_PAGE, MAX_PAGE } from '../store/accountReads.js'
 import { candleWindow, RESOLUTIONS, MAX_CANDLE_SPAN_S, resolutionMinutes, type Resolution } from '../services/marketStats.js'
 
-/** What the plugin multiplies a list field's items by when it is given no multiplier of its own
- * (builder.ts passes it as defaultListMultiplier). */
+/** The items a list of objects is charged for when it names no multiplier of its own (edges included:
+ *  connectionCost scales them to the page). */
 export const LIST_MULTIPLIER = 10
+
+/** A scalar or enum field that reads its parent. */
+export const LEAF_COST = 0.1
+
+/** What a field costs unless it names a charge: a leaf a tenth of a unit, an object one, a list of
+ *  objects its selection LIST_MULTIPLIER times (builder.ts passes this as the plugin's fieldComplexity). */
+export function defaultFieldCost(type: GraphQLOutputType): FieldComplexityValue {
+  if (isLeafType(getNamedType(type))) return LEAF_COST
+  return isListType(getNullableType(type)) ? { field: 1, multiplier: LIST_MULTIPLIER } : 1
+}
 
 /** Per-call charges of the resolvers that do real work. */
 export const COST = {
@@ -30,6 +49,18 @@ export const COST = {
   candles: 80,
   /** A Redis read of a full-depth snapshot. */
   orderbook: 20,
+  /** The order price band: decimal arithmetic on the mark. */
+  priceBand: 0.5,
+  /** The caller's user row. */
+  me: 50,
+  /** One page of the caller's orders, trades or liquidations. */
+  accountPage: 100,
+  /** The caller's positions, valued at the marks. */
+  positions: 100,
+  /** The caller's buckets and pending withdrawals. */
+  balance: 150,
+  /** The caller's API keys. */
+  apiKeys: 50,
 } as const
 
 /** Linear markets (spot, perpetual, listed futures) the catalog keeps live. */
@@ -49,15 +80,28 @@ interface PageArgs {
   last?: number | null
 }
 
+/** A connection's page sizes, as its resolver applies them. */
+export interface PageSize {
+  readonly defaultSize: number
+  readonly maxSize: number
+}
+
+/** Pages of the connections over in-memory lists (markets, statistics, instruments; products; the
+ *  caller's positions and keys), and of the account reads (orders, trades, liquidations). */
+export const CATALOG_PAGE: PageSize = { defaultSize: 500, maxSize: 1_000 }
+export const PRODUCT_PAGE: PageSize = { defaultSize: 100, maxSize: 1_000 }
+export const OWN_LIST_PAGE: PageSize = { defaultSize: 200, maxSize: 1_000 }
+export const ACCOUNT_PAGE: PageSize = { defaultSize: DEFAULT_PAGE, maxSize: MAX_PAGE }
+
 /**
- * The charge of a Relay connection over an in-memory list: `field` for the resolver, and its selection
- * (edges, each charged ×LIST_MULTIPLIER by the plugin) repeated for as many items as the page can hold:
- * the page size asked for, else the default page, at most `expected` (what the list really holds).
+ * The charge of a Relay connection: `field` for the resolver, and its selection (edges, each charged
+ * ×LIST_MULTIPLIER by the plugin) repeated for as many items as the page can hold: the page size asked
+ * for, else the default page, at most the largest page and `expected` (what the list really holds).
  */
-export function connectionCost(field: number, defaultSize: number, expected: number) {
+export function connectionCost(field: number, page: PageSize, expected = Number.POSITIVE_INFINITY) {
   return (args: PageArgs) => {
-    const asked = args.first ?? args.last ?? defaultSize
-    const items = Math.max(1, Math.min(Number.isFinite(asked) ? asked : defaultSize, defaultSize, expected))
+    const asked = args.first ?? args.last ?? page.defaultSize
+    const items = Math.max(1, Math.min(Number.isFinite(asked) ? asked : page.defaultSize, page.maxSize, expected))
     return { field, multiplier: Math.ceil(items / LIST_MULTIPLIER) }
   }
 }

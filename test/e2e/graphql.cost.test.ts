@@ -1,20 +1,26 @@
 // The GraphQL cost model over real HTTP, at the default limits (depth 12, complexity 5,000): fields that
 // do real work are charged for it, per alias, so a request the limits admit cannot hold the node for long
 // (a fuzz run once held it 15 s with 2,200 aliases of optionsBoard, each a database read and Black-76),
-// while the REST routes' own operations, sent by a client, and ordinary queries still fit. Alias counts
-// stay well inside the parser's token limit, so the refusals asserted on cost are the cost model's.
+// while the screens of a trading front-end (every field they show), the REST routes' own operations sent
+// by a client, and ordinary queries still fit. Alias counts stay well inside the parser's token limit, so
+// the refusals asserted on cost are the cost model's.
 import { createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { isoDate, nextQuarterlyExpiries } from '../../src/domain/calendar.js'
 import { marketRoutes } from '../../src/rest/marketRoutes.js'
+import { fundPerps, signIn, type SignedIn } from '../support/auth.js'
 import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http, type HttpResult } from '../support/http.js'
 import { testClock } from '../support/clock.js'
+import { SCREEN_QUERIES } from '../support/screenQueries.js'
 import { wsUrl } from '../support/streams.js'
 
 let ex: TestExchange
 let api: Http
+let alice: SignedIn
+/** A listed BTC option. */
+let option = ''
 
 beforeAll(async () => {
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler' })
@@ -25,6 +31,15 @@ beforeAll(async () => {
   }
   const pushed = await api.post('/admin/marks', { marks: Object.entries(marks).map(([marketId, price]) => ({ marketId, price })) }, ADMIN)
   expect(pushed.status).toBe(200)
+  option = (await api.get('/markets/board')).body.calls[0].marketId
+  // A trader with a position, open orders and fills, so the account screens have rows to list.
+  alice = await signIn(api, ex.url!)
+  const bob = await signIn(api, ex.url!)
+  for (const u of [alice, bob]) await fundPerps(api, u)
+  const order = (u: SignedIn, side: string, price: string, timeInForce = 'gtc') =>
+    api.post('/perps/orders', { marketId: 'BTC-PERP', side, type: 'limit', price, quantity: '0.01', timeInForce }, u.cookie)
+  for (let i = 1; i <= 5; i++) expect((await order(alice, 'buy', String(95_000 - 10 * i))).status).toBe(200)
+  expect((await order(bob, 'sell', '94990', 'ioc')).status).toBe(200)
 })
 afterAll(() => ex?.close())
 
@@ -108,7 +123,7 @@ describe('expensive fields are charged per call', () => {
 
 describe('lists are charged per item they can return', () => {
   it('charges every listed market, not a flat ten', async () => {
-    expectRefused(await api.graphql(aliases(20, 'markets{edges{node{marketId}}}')), /complexity/i)
+    expectRefused(await api.graphql(aliases(40, 'markets{edges{node{marketId}}}')), /complexity/i)
     const one = await api.graphql('{ markets { edges { node { marketId } } } }')
     expect(one.body.errors).toBeUndefined()
     expect(one.body.data.markets.edges.length).toBeGreaterThan(100)
@@ -123,13 +138,65 @@ describe('lists are charged per item they can return', () => {
     expectRefused(wide, /complexity/i)
     const narrow = await api.graphql(`{ candles(marketId: "BTC-PERP", resolution: "60", from: ${to - 7 * 86_400}, to: ${to}) { timestamp close } }`)
     expect(narrow.body.errors).toBeUndefined()
-    expect(narrow.body.data.candles).toEqual([])
+    expect(narrow.body.data.candles.map((c: any) => c.close)).toEqual(['94990']) // the one fill of beforeAll
   })
 
   it('charges full-depth books per level', async () => {
-    expectRefused(await api.graphql(aliases(25, 'orderbook(marketId:"BTC-PERP"){sequence bids{price size} asks{price size}}')), /complexity/i)
+    expectRefused(await api.graphql(aliases(150, 'orderbook(marketId:"BTC-PERP"){sequence bids{price size} asks{price size}}')), /complexity/i)
+    const sequences = await api.graphql(aliases(150, 'orderbook(marketId:"BTC-PERP"){sequence}'))
+    expect(sequences.body.errors).toBeUndefined()
     const few = await api.graphql(aliases(10, 'orderbook(marketId:"BTC-PERP"){sequence bids{price size}}'))
     expect(few.body.errors).toBeUndefined()
+  })
+
+  it('charges the account reads for their database queries and the page asked for', async () => {
+    // A full page is a legitimate read; fifteen of them in one request are not.
+    const page = 'me{orders(first:200){edges{node{id status}}}}'
+    const one = await api.graphql(aliases(3, page), {}, alice.cookie)
+    expect(one.body.errors).toBeUndefined()
+    expect(one.body.data.b2.orders.edges.length).toBeGreaterThan(0)
+    expectRefused(await api.graphql(aliases(15, page), {}, alice.cookie), /complexity/i)
+    expectRefused(await api.graphql(aliases(101, 'me{id}'), {}, alice.cookie), /complexity/i)
+    expectRefused(await api.graphql(aliases(40, 'me{balance{walletBalance}}'), {}, alice.cookie), /complexity/i)
+    expectRefused(await api.graphql(aliases(50, 'me{positions{edges{node{marketId}}}}'), {}, alice.cookie), /complexity/i)
+  })
+
+  it('refuses the largest page of every market, settled ones included, with every field', async () => {
+    const all = SCREEN_QUERIES['the market list']!.query.match(/node \{([^}]*\{[^}]*\})/)![1]
+    expectRefused(await api.graphql(`{ markets(includeSettled: true, first: 1000) { edges { node { ${all} } } } }`), /complexity/i)
+    const res = await api.graphql(`{ markets(includeSettled: true, first: 200) { edges { node { ${all} } } } }`)
+    expect(res.body.errors).toBeUndefined()
+  })
+
+  it('charges scalars a tenth each: an alias bomb of them inside a list is refused', async () => {
+    const scalars = (n: number) => Array.from({ length: n }, (_, i) => `s${i}:tickSize`).join(' ')
+    expectRefused(await api.graphql(`{ markets { edges { node { ${scalars(300)} } } } }`), /complexity/i)
+    const fine = await api.graphql(`{ markets { edges { node { ${scalars(20)} } } } }`)
+    expect(fine.body.errors).toBeUndefined()
+  })
+})
+
+describe('the screens of a trading front-end fit the default limits', () => {
+  it.each(Object.keys(SCREEN_QUERIES))('answers %s in full', async (name) => {
+    const screen = SCREEN_QUERIES[name]!
+    const res = await api.graphql(screen.query, screen.variables?.(option) ?? {}, screen.signedIn ? alice.cookie : {})
+    expect(res.status).toBe(200)
+    expect(res.body.errors, res.text.slice(0, 300)).toBeUndefined()
+    for (const [field, value] of Object.entries(res.body.data)) expect(value, field).not.toBeNull()
+  })
+
+  it('lists every field of every market', async () => {
+    const res = await api.graphql(SCREEN_QUERIES['the market list']!.query)
+    expect(res.body.data.markets.edges.length).toBeGreaterThan(100)
+    expect(res.body.data.markets.edges.find((e: any) => e.node.marketId === 'BTC-PERP').node.mark.price).toBe('95500')
+  })
+
+  it('lists the caller\'s rows on the trading screen', async () => {
+    const screen = SCREEN_QUERIES['a trading screen']!
+    const me = (await api.graphql(screen.query, screen.variables!(option), alice.cookie)).body.data.me
+    expect(me.positions.edges.map((e: any) => e.node.marketId)).toEqual(['BTC-PERP'])
+    expect(me.openOrders.edges).toHaveLength(4)
+    expect(me.trades.edges).toHaveLength(1)
   })
 })
 
@@ -141,9 +208,7 @@ describe('legitimate queries still fit', () => {
     RestBoard: { underlying: 'BTC' },
     RestInstrument: { symbol: 'BTC-PERP' },
   }
-  let option = ''
-  beforeAll(async () => {
-    option = (await api.get('/markets/board')).body.calls[0].marketId
+  beforeAll(() => {
     variables['RestOptionsOrderbook'] = { marketId: option }
   })
   const operations = [...new Map(marketRoutes.map((r) => [r.operation.match(/query (\w+)/)![1]!, r.operation])).entries()]

@@ -8,6 +8,7 @@ import { positions, walletBalance, type PositionView, type WalletBalance } from 
 import type { UserRow } from '../../auth/users.js'
 import { builder } from '../builder.js'
 import type { GraphQLContext } from '../context.js'
+import { ACCOUNT_PAGE, connectionCost, COST, LINEAR_MARKETS, OWN_LIST_PAGE } from '../cost.js'
 import { UserRef } from './identity.js'
 import { MarginModeEnum, OrderRef, OrderStatusEnum, principal, TradeRef } from './trading.js'
 
@@ -126,6 +127,7 @@ builder.objectFields(UserRef, (t) => ({
     {
       nullable: true,
       ...read,
+      complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
       type: OrderRef,
       description: 'Newest first.',
       args: { marketId: t.arg.string(), marginMode: t.arg({ type: MarginModeEnum }), status: t.arg({ type: OrderStatusEnum }) },
@@ -142,6 +144,7 @@ builder.objectFields(UserRef, (t) => ({
     {
       nullable: true,
       ...read,
+      complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
       type: TradeRef,
       description: 'The caller\'s fills, newest first.',
       args: { marketId: t.arg.string() },
@@ -155,19 +158,22 @@ builder.objectFields(UserRef, (t) => ({
     {
       nullable: true,
       ...read,
+      // One position per linear market held.
+      complexity: connectionCost(COST.positions, OWN_LIST_PAGE, LINEAR_MARKETS),
       type: PositionRef,
       description: 'Open positions, valued at the current marks.',
       resolve: async (user, args, ctx) =>
-        resolveArrayConnection({ args, defaultSize: 200, maxSize: 1_000 }, await positions(ctx.services.marketData, ctx.services.reads, own(user, ctx))),
+        resolveArrayConnection({ args, ...OWN_LIST_PAGE }, await positions(ctx.services.marketData, ctx.services.reads, own(user, ctx))),
     },
     { name: 'PositionConnection' },
     { name: 'PositionEdge' },
   ),
-  balance: t.field({ ...read, nullable: true, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
+  balance: t.field({ ...read, nullable: true, complexity: COST.balance, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
   liquidations: t.connection(
     {
       nullable: true,
       ...read,
+      complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
       type: LiquidationRef,
       description: 'Liquidation steps on the caller\'s positions, newest first.',
       resolve: async (user, args, ctx) =>

@@ -4,7 +4,7 @@ import { resolveArrayConnection } from '@pothos/plugin-relay'
 import { instruments, products, type Instrument, type Product } from '../../services/catalogView.js'
 import { builder } from '../builder.js'
 import { memoize } from '../context.js'
-import { COST, connectionCost, LIVE_MARKETS, PRODUCTS } from '../cost.js'
+import { CATALOG_PAGE, COST, connectionCost, LIVE_MARKETS, PRODUCT_PAGE, PRODUCTS } from '../cost.js'
 import { MarketRef, MarketTypeEnum } from './markets.js'
 
 const InstrumentRef = builder.objectRef<Instrument>('Instrument').implement({
@@ -37,9 +37,9 @@ builder.queryFields((t) => ({
     nullable: true,
     type: InstrumentRef,
     // Prices the options of every board: about the BTC board's cost, then an item per live market.
-    complexity: connectionCost(COST.instruments, 500, LIVE_MARKETS),
+    complexity: connectionCost(COST.instruments, CATALOG_PAGE, LIVE_MARKETS),
     resolve: async (_root, args, ctx) =>
-      resolveArrayConnection({ args, defaultSize: 500, maxSize: 1_000 }, await memoize(ctx, 'instruments', () => instruments(ctx.services.marketData))),
+      resolveArrayConnection({ args, ...CATALOG_PAGE }, await memoize(ctx, 'instruments', () => instruments(ctx.services.marketData))),
   }, { name: 'InstrumentConnection' }, { name: 'InstrumentEdge' }),
   instrument: t.field({
     type: InstrumentRef,
@@ -53,7 +53,7 @@ builder.queryFields((t) => ({
   products: t.connection({
     nullable: true,
     type: ProductRef,
-    complexity: connectionCost(1, 100, PRODUCTS),
-    resolve: async (_root, args, ctx) => resolveArrayConnection({ args, defaultSize: 100, maxSize: 1_000 }, await products(ctx.services.marketData)),
+    complexity: connectionCost(1, PRODUCT_PAGE, PRODUCTS),
+    resolve: async (_root, args, ctx) => resolveArrayConnection({ args, ...PRODUCT_PAGE }, await products(ctx.services.marketData)),
   }, { name: 'ProductConnection' }, { name: 'ProductEdge' }),
 }))

@@ -10,6 +10,7 @@ import type { UserRow } from '../../auth/users.js'
 import { DomainError } from '../../domain/errors.js'
 import { builder } from '../builder.js'
 import type { GraphQLContext } from '../context.js'
+import { connectionCost, COST, OWN_LIST_PAGE } from '../cost.js'
 
 export const ApiKeyScopeEnum = builder.enumType('ApiKeyScope', {
   values: { READ: { value: 'read' }, TRADE: { value: 'trade' } } as const,
@@ -52,9 +53,10 @@ export const UserRef = builder.objectRef<UserRow>('User').implement({
         type: ApiKeyRef,
         description: 'Newest first. Needs an interactive session: API keys cannot list keys.',
         authScopes: { level: 'session' },
+        complexity: connectionCost(COST.apiKeys, OWN_LIST_PAGE),
         resolve: async (user, args, ctx) => {
           if (principalOf(ctx).userId !== user.id) throw new DomainError('SCOPE_INSUFFICIENT', 'Only your own keys can be listed')
-          return resolveArrayConnection({ args, defaultSize: 200, maxSize: 1_000 }, await ctx.services.identity.apiKeys.list(user.id))
+          return resolveArrayConnection({ args, ...OWN_LIST_PAGE }, await ctx.services.identity.apiKeys.list(user.id))
         },
       },
       { name: 'ApiKeyConnection' },
@@ -102,6 +104,7 @@ builder.queryField('me', (t) =>
     type: UserRef,
     description: 'The signed-in user (session, JWT or API key).',
     authScopes: { level: 'read' },
+    complexity: COST.me,
     resolve: async (_root, _args, ctx) => {
       const user = await ctx.services.identity.users.byId(principalOf(ctx).userId)
       if (!user) throw new DomainError('INVALID_TOKEN', 'The credential names no user')

@@ -8,7 +8,7 @@ import { candles, candleWindow, marketStats, RESOLUTIONS, type Candle, type Mark
 import type { ListedMarket } from '../../store/marketRows.js'
 import { builder } from '../builder.js'
 import { memoize, type GraphQLContext } from '../context.js'
-import { BOOK_LEVELS, candlesCost, connectionCost, COST, expectedMarkets, LINEAR_MARKETS } from '../cost.js'
+import { BOOK_LEVELS, candlesCost, CATALOG_PAGE, connectionCost, COST, expectedMarkets, LINEAR_MARKETS } from '../cost.js'
 
 export const MarketTypeEnum = builder.enumType('MarketType', {
   values: { SPOT: { value: 'spot' }, PERPETUAL: { value: 'perpetual' }, FUTURE: { value: 'future' }, OPTION: { value: 'option' } } as const,
@@ -60,11 +60,13 @@ export const MarketRef = builder.objectRef<ListedMarket>('Market').implement({
     priceBandLow: t.field({
       type: 'Decimal',
       nullable: true,
+      complexity: COST.priceBand,
       resolve: async (m, _a, ctx) => band(m, (await marksOf(ctx)).get(m.spec.id), 'low'),
     }),
     priceBandHigh: t.field({
       type: 'Decimal',
       nullable: true,
+      complexity: COST.priceBand,
       resolve: async (m, _a, ctx) => band(m, (await marksOf(ctx)).get(m.spec.id), 'high'),
     }),
     takerFeeBps: t.field({ type: 'Decimal', resolve: (m) => m.spec.takerFeeBps }),
@@ -135,7 +137,7 @@ builder.queryFields((t) => ({
       linear: t.arg.boolean({ description: 'Only spot, perpetuals and futures (true) or only options (false).' }),
       includeSettled: t.arg.boolean({ defaultValue: false }),
     },
-    complexity: (args) => connectionCost(1, 500, expectedMarkets(args))(args),
+    complexity: (args) => connectionCost(1, CATALOG_PAGE, expectedMarkets(args))(args),
     resolve: async (_root, args, ctx) => {
       const all = await ctx.services.marketData.listed()
       const list = all.filter(
@@ -145,7 +147,7 @@ builder.queryFields((t) => ({
           (!args.family || m.spec.family === args.family) &&
           (args.linear == null || isLinear(m.spec.type) === args.linear),
       )
-      return resolveArrayConnection({ args, defaultSize: 500, maxSize: 1_000 }, list)
+      return resolveArrayConnection({ args, ...CATALOG_PAGE }, list)
     },
   }, { name: 'MarketConnection' }, { name: 'MarketEdge' }),
   market: t.field({
@@ -176,7 +178,7 @@ builder.queryFields((t) => ({
     type: MarketStatsRef,
     description: 'Statistics of spot, perpetual and futures markets.',
     args: { marketId: t.arg.string() },
-    complexity: (args) => connectionCost(COST.marketStats, 500, args.marketId ? 1 : LINEAR_MARKETS)(args),
+    complexity: (args) => connectionCost(COST.marketStats, CATALOG_PAGE, args.marketId ? 1 : LINEAR_MARKETS)(args),
     resolve: async (_root, args, ctx) => {
       const md = ctx.services.marketData
       // Aliases of the same statistics share one aggregate.
@@ -185,7 +187,7 @@ builder.queryFields((t) => ({
         if (args.marketId) list = [await md.marketOrThrow(args.marketId)]
         return marketStats(md, list)
       })
-      return resolveArrayConnection({ args, defaultSize: 500, maxSize: 1_000 }, stats)
+      return resolveArrayConnection({ args, ...CATALOG_PAGE }, stats)
     },
   }, { name: 'MarketStatsConnection' }, { name: 'MarketStatsEdge' }),
   candles: t.field({
