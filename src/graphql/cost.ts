@@ -15,6 +15,7 @@
 // charged per item it can really return (the page asked for, within what the catalog lists), not the
 // plugin's flat 10.
 import type { FieldComplexityValue } from '@pothos/plugin-complexity'
+import type { GraphQLContext } from './context.js'
 import { getNamedType, getNullableType, isLeafType, isListType, type GraphQLOutputType } from 'graphql'
 import { OPTION_EXPIRY_COUNT } from '../domain/calendar.js'
 import { CATALOG, familyCatalog } from '../config/catalog.js'
@@ -134,10 +135,10 @@ export const BOARD_ROWS_PER_SIDE = OPTIONS_PER_FAMILY / 2
  * Candles: the query, and one item per bucket the span can hold (only buckets with trades come back,
  * so this is the bound), over the window the resolver will read.
  */
-export function candlesCost(args: { resolution?: string | null; from?: number | null; to?: number | null }) {
+export function candlesCost(args: { resolution?: string | null; from?: number | null; to?: number | null }, ctx: GraphQLContext) {
   const resolution = (RESOLUTIONS as readonly string[]).includes(args.resolution ?? '15') ? (args.resolution ?? '15') as Resolution : '15'
   const bucketS = resolutionMinutes(resolution) * 60
-  const { from, to } = candleWindow(resolution, args.from, args.to, Math.floor(Date.now() / 1000))
+  const { from, to } = candleWindow(resolution, args.from, args.to, Math.floor(ctx.services.clock() / 1000))
   const span = Math.min(Math.max(0, to - from), MAX_CANDLE_SPAN_S)
   return { field: COST.candles, multiplier: Math.floor(span / bucketS) + 1 }
 }
