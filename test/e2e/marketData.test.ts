@@ -1,6 +1,8 @@
 // Public market data over real HTTP, REST and GraphQL, shapes checked field by field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextQuarterlyExpiries, optionExpiries, isoDate } from '../../src/domain/calendar.js'
+import { D, formatDecimal } from '../../src/domain/decimal.js'
+import { curveIndex } from '../../src/domain/pricing/curveIndex.js'
 import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, ISO, type Http } from '../support/http.js'
 import { testClock } from '../support/clock.js'
@@ -15,6 +17,7 @@ const MARKET_KEYS = [
 ]
 
 let futures: Record<string, string[]> = {}
+let perpIndex = ''
 const marks: Record<string, string> = {}
 
 beforeAll(async () => {
@@ -31,6 +34,11 @@ beforeAll(async () => {
   })
   const pushed = await api.post('/admin/marks', { marks: Object.entries(marks).map(([marketId, price]) => ({ marketId, price })) }, ADMIN)
   expect(pushed.status).toBe(200)
+  // The perpetual's index is the curve's at the engine time of the push: the front future outside the
+  // roll window, a blend inside it (whichever the test clock falls in).
+  const perp = (await api.get('/catalog/instruments')).body.find((i: any) => i.id === 'BTC-PERP')
+  const leg = (id: string) => ({ price: D(marks[id]!), expiryMs: Date.parse(`${id.slice(-10)}T08:00:00Z`), sourceTs: 0 })
+  perpIndex = formatDecimal(curveIndex({ nowMs: perp.computedAt, f1: leg(futures['BTC']![0]!), f2: leg(futures['BTC']![1]!), tick: D('0.1') }).price)
 })
 afterAll(() => ex?.close())
 
@@ -58,8 +66,9 @@ describe('GET /perps/markets', () => {
     expect(perp).toMatchObject({
       base: 'BTC', type: 'perpetual', tickSize: '0.1', stepSize: '0.001', minQuantity: '0.001',
       takerFeeBps: '5', makerFeeBps: '1', fundingIntervalMs: 300000, fundingMaxRateBps: '25',
-      // ±10% around the perpetual's mark (= the front future outside the roll window), inward to the tick.
-      priceBandLow: '85950.5', priceBandHigh: '105050.5',
+      // ±10% around the perpetual's mark, inward to the tick.
+      priceBandLow: formatDecimal(D(perpIndex).mul(0.9).div('0.1').ceil().mul('0.1')),
+      priceBandHigh: formatDecimal(D(perpIndex).mul(1.1).div('0.1').floor().mul('0.1')),
     })
     const spot = res.body.find((m: any) => m.marketId === 'XAUT-USDC-SPOT')
     expect(spot).toMatchObject({ type: 'spot', takerFeeBps: '10', makerFeeBps: '5', fundingIntervalMs: null, fundingMaxRateBps: null })
@@ -286,7 +295,7 @@ describe('catalog', () => {
     const res = await api.get('/catalog/instruments')
     expect(res.status).toBe(200)
     const perp = res.body.find((i: any) => i.id === 'BTC-PERP')
-    expect(perp).toEqual({ id: 'BTC-PERP', type: 'perpetual', underlying: 'BTC', quote: 'USDC', basePrice: '95500.5', computedAt: expect.any(Number) })
+    expect(perp).toEqual({ id: 'BTC-PERP', type: 'perpetual', underlying: 'BTC', quote: 'USDC', basePrice: perpIndex, computedAt: expect.any(Number) })
     const option = res.body.find((i: any) => i.type === 'option')
     expect(option.basePrice).toMatch(DECIMAL)
     for (const i of res.body) expect(Object.keys(i).sort()).toEqual(['basePrice', 'computedAt', 'id', 'quote', 'type', 'underlying'])
@@ -341,7 +350,7 @@ describe('GraphQL', () => {
 
   it('serves marks with their provenance, DateTime as ISO', async () => {
     const res = await api.graphql(`{ market(id: "BTC-PERP") { mark { price indexPrice source sourceTimestamp } } }`)
-    expect(res.body.data.market.mark).toMatchObject({ price: '95500.5', indexPrice: '95500.5', source: 'curve' })
+    expect(res.body.data.market.mark).toMatchObject({ price: perpIndex, indexPrice: perpIndex, source: 'curve' })
     expect(res.body.data.market.mark.sourceTimestamp).toMatch(ISO)
   })
 

@@ -30,7 +30,8 @@ beforeAll(async () => {
   ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000', FAUCET_DAILY_CAP: '150000' })
   api = http(ex.url!)
   const futures = btcFutures()
-  const marks = [[SPOT, '95000'], [futures[0]!, '95000'], [futures[1]!, '96000'], ['XAUT-USDC-SPOT', '4000']]
+  // A flat curve: the perpetual's index is 95,000 inside the roll window too, whatever the date.
+  const marks = [[SPOT, '95000'], [futures[0]!, '95000'], [futures[1]!, '95000'], ['XAUT-USDC-SPOT', '4000']]
   expect((await api.post('/admin/marks', { marks: marks.map(([marketId, price]) => ({ marketId, price })) }, ADMIN)).status).toBe(200)
   alice = await signIn(api, ex.url!)
   bob = await signIn(api, ex.url!)
