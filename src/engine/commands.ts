@@ -34,7 +34,7 @@ export type Command =
   | { type: 'CancelOrder'; userId: string; orderId: string }
   | { type: 'ModifyOrder'; userId: string; orderId: string; priceTicks: number | null; lots: number | null }
   | { type: 'CancelAll'; userId: string; marketId?: string | null; quoteId?: string | null; clientOrderId?: string | null }
-  | { type: 'PlaceQuotes'; userId: string; marketId: string; quoteId: string | null; orders: OrderSpec[]; cancelFirst: boolean }
+  | { type: 'PlaceQuotes'; userId: string; marketId: string; quoteId: string | null; orders: OrderSpec[]; cancelFirst: boolean; amend?: boolean }
   | { type: 'CancelAllAfter'; userId: string; timeoutMs: number }
 
 export type CommandType = Command['type']

@@ -108,7 +108,7 @@ export class Engine implements Ctx {
       case 'CancelAll':
         return cancelAll(this, cmd.userId, cmd)
       case 'PlaceQuotes':
-        return placeQuotes(this, cmd.userId, cmd.marketId, cmd.quoteId, cmd.orders, cmd.cancelFirst)
+        return placeQuotes(this, cmd.userId, cmd.marketId, cmd.quoteId, cmd.orders, cmd.cancelFirst, cmd.amend === true)
       case 'CancelAllAfter':
         return cancelAllAfter(this, cmd.userId, cmd.timeoutMs)
       case 'Tick':

@@ -1,8 +1,9 @@
 // The liquidity simulator (role maker, DESIGN.md §4): on a fresh install every active linear market gets a
 // live two-sided book, trades and candles within seconds. Two ordinary users do it through the public
 // HTTP API, as any outside bot would: the house (signed in with SIWE, trading with its own `trade` API
-// key at the market-maker rate tier) replaces a ladder around the mark on each market with one bulk
-// quote (`cancelAll`, so the swap is atomic and costs one rate-limit unit), and a small taker sends
+// key at the market-maker rate tier) moves a ladder around the mark on each market with one bulk quote
+// (`cancelAll` with `amend`: atomic, one rate-limit unit, and its resting orders are amended in place,
+// so requoting keeps order ids and rows instead of adding ten rows a ladder), and a small taker sends
 // market orders now and then so the ladders trade. The engine sees nothing special: no back door.
 //
 // One instance quotes at a time across all processes (the `maker:lease`). Its orders are guarded by
@@ -102,6 +103,7 @@ export class SimMaker {
   private readonly refusedMarks = new Map<string, string>()
   private cursor = 0
   private round = 0
+  private quoted = 0
   private housePausedUntil = 0
   private takerPausedUntil = 0
   private readonly warned = new Map<string, number>()
@@ -131,6 +133,11 @@ export class SimMaker {
     }
     await maker.loops.start()
     return maker
+  }
+
+  /** Ladders this instance has quoted (bulk quote calls the engine accepted). */
+  get laddersQuoted(): number {
+    return this.quoted
   }
 
   /** Whether this instance holds the maker lease (is the one quoting). */
@@ -275,7 +282,7 @@ export class SimMaker {
     }
   }
 
-  /** Replaces the house's ladder on one market. False when the market was skipped. */
+  /** Moves the house's ladder on one market to `quotes`, amending its orders in place. False when the market was skipped. */
   private async quote(house: TraderCredential, m: SimMarket): Promise<boolean> {
     const mark = m.mark!
     // A perpetual is quoted around its index, as an arbitrageur would, so its mark's premium (an EMA of
@@ -284,7 +291,8 @@ export class SimMaker {
     const quotes = buildLadder(centre, m, (fnv1a(m.marketId) ^ this.round++) >>> 0)
     if (quotes.length === 0) return false
     try {
-      await house.api.post('/perps/quotes/bulk', { marketId: m.marketId, quoteId: SIM_QUOTE_ID, cancelAll: true, quotes })
+      await house.api.post('/perps/quotes/bulk', { marketId: m.marketId, quoteId: SIM_QUOTE_ID, cancelAll: true, amend: true, quotes })
+      this.quoted++
       return true
     } catch (err) {
       if (!(err instanceof ApiError)) throw err

@@ -211,7 +211,7 @@ export const tradingRoutes: RestRoute[] = [
     orderRateLimited: true,
     operation: `mutation RestBulk($input: PlaceBulkQuotesInput!) { placeBulkQuotes(input: $input) { ${QUOTE_RESULT} } } ${ORDER_FIELDS}`,
     variables: (req) => {
-      const b = onlyFields(jsonBody(req), ['marketId', 'quoteId', 'cancelAll', 'quotes'])
+      const b = onlyFields(jsonBody(req), ['marketId', 'quoteId', 'cancelAll', 'amend', 'quotes'])
       const marketId = marketIdField(b)
       const quoteId = optString(b, 'quoteId')
       if (!quoteId) throw new DomainError('INVALID_REQUEST', 'quoteId is required')
@@ -222,7 +222,7 @@ export const tradingRoutes: RestRoute[] = [
         const { side: _s, ...rest } = q as Body
         return { side, ...quoteSide(rest, 'quote') }
       })
-      return { input: { marketId, quoteId, cancelAll: optBoolean(b, 'cancelAll') ?? false, quotes } }
+      return { input: { marketId, quoteId, cancelAll: optBoolean(b, 'cancelAll') ?? false, amend: optBoolean(b, 'amend') ?? false, quotes } }
     },
     shape: (data) => {
       const q = data['placeBulkQuotes']

@@ -163,11 +163,16 @@ export class Trading {
     return this.withExistingOrder(this.run({ type: 'PlaceQuotes', userId: p.userId, marketId: market.id, quoteId, orders, cancelFirst: false }, correlationId))
   }
 
-  /** Optionally cancels the caller's orders on the market, then posts every quote, all in one step. */
-  async placeBulkQuotes(p: Principal, q: { marketId?: unknown; quoteId?: unknown; cancelAll?: unknown; quotes?: unknown }, correlationId: string): Promise<QuotesReply> {
+  /**
+   * Optionally cancels the caller's orders on the market, then posts every quote, all in one step; with
+   * `amend` (and `cancelAll`) the orders are amended in place where they can be instead of replaced.
+   */
+  async placeBulkQuotes(p: Principal, q: { marketId?: unknown; quoteId?: unknown; cancelAll?: unknown; amend?: unknown; quotes?: unknown }, correlationId: string): Promise<QuotesReply> {
     const market = await this.linearMarket(q.marketId)
     const quoteId = quoteIdOf(q.quoteId, true)
     if (q.cancelAll !== undefined && typeof q.cancelAll !== 'boolean') throw new DomainError('INVALID_REQUEST', 'cancelAll must be a boolean')
+    if (q.amend !== undefined && q.amend !== null && typeof q.amend !== 'boolean') throw new DomainError('INVALID_REQUEST', 'amend must be a boolean')
+    if (q.amend === true && q.cancelAll !== true) throw new DomainError('INVALID_REQUEST', 'amend replaces the orders cancelAll would cancel: send it with cancelAll')
     if (!Array.isArray(q.quotes)) throw new DomainError('INVALID_REQUEST', 'quotes must be a list')
     const orders = q.quotes.map((x: unknown) => {
       const side = (x as { side?: unknown } | null)?.side
@@ -175,7 +180,7 @@ export class Trading {
       return this.quoteOrder(market, side, x as QuoteSide, quoteId)
     })
     return this.withExistingOrder(
-      this.run({ type: 'PlaceQuotes', userId: p.userId, marketId: market.id, quoteId, orders, cancelFirst: q.cancelAll === true }, correlationId),
+      this.run({ type: 'PlaceQuotes', userId: p.userId, marketId: market.id, quoteId, orders, cancelFirst: q.cancelAll === true, amend: q.amend === true }, correlationId),
     )
   }
 

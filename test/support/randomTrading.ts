@@ -172,7 +172,9 @@ export class RandomTrading {
         const side = n === 2 ? (i === 0 ? 'buy' : 'sell') : this.rng() < 0.5 ? 'buy' : 'sell'
         return parseLinearOrder({ marketId: m.id, side, price: this.price(m.id, 30, side), quantity: m.minQuantity, postOnly: true }, m, `o${++this.seq}`, quoteId)
       })
-      return this.env({ type: 'PlaceQuotes', userId, marketId: m.id, quoteId, orders, cancelFirst: n !== 2 && this.rng() < 0.5 })
+      const cancelFirst = n !== 2 && this.rng() < 0.5
+      // Half the replacing bulk quotes amend in place; chosen by the order counter, so the stream's draws stay as they were.
+      return this.env({ type: 'PlaceQuotes', userId, marketId: m.id, quoteId, orders, cancelFirst, amend: cancelFirst && this.seq % 2 === 0 })
     }
     if (r < 0.93) return this.env({ type: 'CancelAll', userId, marketId: this.rng() < 0.5 ? this.pick(this.markets).id : null })
     if (r < 0.98) {

@@ -379,6 +379,101 @@ describe('quotes', () => {
   })
 })
 
+describe('bulk amend (cancelAll with amend)', () => {
+  type Leg = [side: 'buy' | 'sell', price: string, quantity?: string]
+  const ladder = (harness: TradingHarness, legs: Leg[], quoteId = 'mm', marketId = PERP) =>
+    legs.map(([side, price, quantity]) => harness.spec({ marketId, side, price, quantity: quantity ?? '0.1', postOnly: true }, quoteId))
+  const bulk = (harness: TradingHarness, legs: Leg[], amend: boolean, marketId = PERP, quoteId = 'mm') =>
+    harness.send({ type: 'PlaceQuotes', userId: 'bob', marketId, quoteId, orders: ladder(harness, legs, quoteId, marketId), cancelFirst: true, amend })
+  const quoteOk = (harness: TradingHarness, legs: Leg[], amend: boolean, marketId = PERP) => {
+    const r = bulk(harness, legs, amend, marketId)
+    if (!r.ok) throw new Error(`quote refused: ${r.code} ${r.message}`)
+    return r.value as { canceled: string[]; results: Array<{ side: string; response: { id: string; price: string; quantity: string; status: string } }> }
+  }
+  const ids = (r: { results: Array<{ response: { id: string } }> }) => r.results.map((l) => l.response.id)
+  /** What bob's orders hold: cross exposure per market, spot and base locks, open orders by id. */
+  const holdings = (harness: TradingHarness) => {
+    const a = harness.engine.state.accounts.get('bob')!
+    return {
+      exposure: [...a.exposure.values()].map((e) => [e.market.spec.id, e.buyLots, e.sellLots, e.buyTickLots, e.sellTickLots]),
+      spotLocked: a.spotLocked,
+      baseLocked: [...a.baseLocked],
+      isolated: a.isolatedOrderMargin,
+    }
+  }
+
+  for (const market of [PERP, SPOT]) {
+    it(`${market}: moves the ladder through its own old prices by amending in place: same ids, surplus cancelled, the rest new, no self-trade`, () => {
+      const genesis = (harness: TradingHarness) => harness.ok({ type: 'Genesis', userId: 'bob', usdcMicro: '0', holdings: [{ marketId: SPOT, lots: 2_000 }] })
+      genesis(h)
+      const first = quoteOk(h, [['buy', '94900'], ['buy', '94800'], ['buy', '94700'], ['sell', '95100'], ['sell', '95200']], false, market)
+      const [b1, b2, b3, a1, a2] = ids(first)
+      // Up by 250: the new bids sit above the old best ask, which a one-by-one requote would have hit.
+      const moved = quoteOk(h, [['buy', '95150'], ['buy', '95140', '0.2'], ['sell', '95300'], ['sell', '95400'], ['sell', '95500']], true, market)
+      expect(ids(moved).slice(0, 4)).toEqual([b1, b2, a1, a2])
+      expect(ids(moved)[4]).not.toBe(first.results[4]!.response.id)
+      expect(moved.canceled).toEqual([b3])
+      expect(moved.results.map((l) => [l.response.price, l.response.quantity, l.response.status])).toEqual([
+        ['95150', '0.1', 'open'], ['95140', '0.2', 'open'], ['95300', '0.1', 'open'], ['95400', '0.1', 'open'], ['95500', '0.1', 'open'],
+      ])
+      const book = h.engine.state.markets.get(market)!.book
+      expect(book.depth(0).map(([p]) => p)).toEqual([951500, 951400])
+      expect(book.depth(1).map(([p]) => p)).toEqual([953000, 954000, 955000])
+      expect(openOrderCount(h.engine.state.accounts.get('bob')!)).toBe(5)
+      expect(h.engine.state.accounts.get('bob')!.positions.get(market)?.lots ?? 0).toBe(market === SPOT ? 2_000 : 0) // nothing traded
+
+      // What the orders hold is exactly what the same ladder placed fresh holds.
+      const fresh = new TradingHarness()
+      fresh.fund('bob')
+      genesis(fresh)
+      quoteOk(fresh, [['buy', '95150'], ['buy', '95140', '0.2'], ['sell', '95300'], ['sell', '95400'], ['sell', '95500']], false, market)
+      expect(holdings(h)).toEqual(holdings(fresh))
+    })
+  }
+
+  it('keeps time priority for a smaller size at the same price, touches nothing unchanged, and re-enters a larger one', () => {
+    const first = quoteOk(h, [['buy', '94900', '0.3'], ['buy', '94800'], ['sell', '95100']], false)
+    const seq = (id: string) => h.engine.state.orders.get(id)!.seq
+    const before = ids(first).map(seq)
+    h.placeOk('carol', { side: 'buy', price: '94900', quantity: '0.1', postOnly: true })
+    const r = quoteOk(h, [['buy', '94900', '0.2'], ['buy', '94800', '0.2'], ['sell', '95100']], true)
+    expect(ids(r)).toEqual(ids(first))
+    const after = ids(r).map(seq)
+    expect(after[0]).toBe(before[0]) // reduced in place: still ahead of carol
+    expect(after[1]).toBeGreaterThan(before[1]!) // grew: re-entered
+    expect(after[2]).toBe(before[2])
+    expect([...h.engine.state.markets.get(PERP)!.book.orders()].filter((o) => o.price === 949000).map((o) => o.owner)).toEqual(['bob', 'carol'])
+  })
+
+  it('never reuses an order with a fill, a clientOrderId or another quoteId: those are cancelled as by cancelAll', () => {
+    const [partly, plain, ask] = ids(quoteOk(h, [['buy', '94900'], ['buy', '94800'], ['sell', '95100']], false))
+    h.placeOk('alice', { side: 'sell', price: '94900', quantity: '0.05' })
+    const single = (quoteId: string, price: string, clientOrderId?: string) =>
+      h.ok({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId, orders: [h.spec({ side: 'buy', price, quantity: '0.1', postOnly: true, clientOrderId }, quoteId)], cancelFirst: false }).results[0].response.id as string
+    const tagged = single('mm', '94000', 'c-1')
+    const foreign = single('other', '94700')
+    const r = quoteOk(h, [['buy', '94950'], ['buy', '94850'], ['buy', '94750'], ['sell', '95150']], true)
+    expect(ids(r)[0]).toBe(plain)
+    expect(ids(r)[3]).toBe(ask)
+    expect(ids(r).slice(1, 3).some((id) => [partly, tagged, foreign].includes(id))).toBe(false)
+    expect(r.canceled).toEqual([partly, tagged, foreign])
+    expect(h.engine.state.orders.get(partly!)).toBeUndefined()
+    expect(h.engine.state.accounts.get('bob')!.clientOrderIds.get('c-1')).toBe(tagged)
+  })
+
+  it('refuses amend without cancelAll, and a refused amend changes nothing', () => {
+    const first = quoteOk(h, [['buy', '94900'], ['sell', '95100']], false)
+    const without = h.send({ type: 'PlaceQuotes', userId: 'bob', marketId: PERP, quoteId: 'mm', orders: ladder(h, [['buy', '94950']]), cancelFirst: false, amend: true })
+    expect(without).toMatchObject({ ok: false, code: 'INVALID_REQUEST' })
+    h.placeOk('alice', { side: 'sell', price: '95300', quantity: '0.1' })
+    const hash = stateHash(h.engine.state)
+    expect(bulk(h, [['buy', '95300'], ['sell', '95400']], true)).toMatchObject({ ok: false, code: 'POST_ONLY_WOULD_CROSS' })
+    expect(bulk(h, [['buy', '94900', '50'], ['sell', '95100']], true)).toMatchObject({ ok: false, code: 'INSUFFICIENT_MARGIN' })
+    expect(stateHash(h.engine.state)).toBe(hash)
+    expect(ids(quoteOk(h, [['buy', '94900'], ['sell', '95100']], true))).toEqual(ids(first))
+  })
+})
+
 describe('money', () => {
   it('refuses a transfer to the same bucket, of a bad amount, or beyond the balance', () => {
     expect(h.send({ type: 'Transfer', userId: 'bob', from: 'spot', to: 'spot', amountMicro: '1' })).toMatchObject({ ok: false, code: 'SAME_BUCKET' })

@@ -1,12 +1,15 @@
 // Quotes: a market maker's resting orders placed together, all or none. Quote legs are post-only
-// (a quote never takes liquidity), and a bulk call may first cancel the caller's orders on the market.
+// (a quote never takes liquidity), and a bulk call may first cancel the caller's orders on the market,
+// or, with `amend`, replace them by amending them in place where it can (same ids, same rows).
 import { DomainError } from '../../domain/errors.js'
 import type { OrderSpec } from '../../domain/orders.js'
 import { BUY, SELL } from '../book/types.js'
 import type { Ctx } from '../context.js'
+import type { MarketRuntime } from '../marketRuntime.js'
+import { isWaiting, remainingLots, type Order } from '../order.js'
 import { newOrder, rest } from '../orderLifecycle.js'
 import { checkOrderMargin, governingMark } from '../margin.js'
-import { reservationFor, without } from '../reservations.js'
+import { reservationFor, reserve, without } from '../reservations.js'
 import { orderView } from '../views.js'
 import { cancelOrders, checkMarginMode, linearMarket, openOrdersOf, requireActive, tradingAccount } from './orders.js'
 
@@ -19,11 +22,12 @@ export interface QuotesResult {
   results: Array<{ side: 'buy' | 'sell'; response: unknown }>
 }
 
-export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId: string | null, specs: OrderSpec[], cancelFirst: boolean): QuotesResult {
+export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId: string | null, specs: OrderSpec[], cancelFirst: boolean, amend = false): QuotesResult {
   const market = linearMarket(ctx, marketId)
   if (!Array.isArray(specs) || specs.length > MAX_BULK_QUOTES || (specs.length === 0 && !cancelFirst)) {
     throw new DomainError('INVALID_REQUEST', `A quote has 1 to ${MAX_BULK_QUOTES} orders`)
   }
+  if (amend && !cancelFirst) throw new DomainError('INVALID_REQUEST', 'amend replaces the orders cancelAll would cancel: send it with cancelAll')
   requireActive(market)
   const account = tradingAccount(ctx, userId)
   const toCancel = cancelFirst ? openOrdersOf(account, { marketId }) : []
@@ -78,12 +82,71 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
     }
   })
 
-  const canceled = cancelOrders(ctx, toCancel, 'replaced_by_quote')
+  const reused = amend ? pairForAmend(toCancel, specs, quoteId) : new Map<OrderSpec, Order>()
+  const kept = new Set(reused.values())
+  const canceled = cancelOrders(ctx, reused.size === 0 ? toCancel : toCancel.filter((o) => !kept.has(o)), 'replaced_by_quote')
+  amendInPlace(ctx, market, reused)
   const results = specs.map((spec) => {
-    const order = newOrder(ctx, account, spec)
-    if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
-    rest(ctx, market, order)
+    let order = reused.get(spec)
+    if (!order) {
+      order = newOrder(ctx, account, spec)
+      if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
+      rest(ctx, market, order)
+    }
     return { side: order.side, response: ctx.replying ? orderView(order, market) : null }
   })
   return { marketId, quoteId, canceled, results }
+}
+
+/** An order a bulk amend may turn into a quote: a plain resting quote order of this quoteId, never filled. */
+const reusable = (o: Order, quoteId: string | null, spec: OrderSpec) =>
+  o.status === 'open' && o.quoteId === quoteId && o.type === 'limit' && o.timeInForce === 'gtc' && o.postOnly && !o.reduceOnly &&
+  !isWaiting(o) && o.parentOrderId === null && o.clientOrderId === null && o.filledLots === 0 && o.marginMode === spec.marginMode
+
+/**
+ * Pairs the quotes with the caller's orders they amend: per side, reusable orders best price first with
+ * quotes (those without a clientOrderId) best price first. An order with a fill, a clientOrderId or
+ * another quoteId is never reused: it is cancelled as by cancelAll, so an order's fills and its
+ * clientOrderId always belong to what it was when they were given.
+ */
+function pairForAmend(orders: readonly Order[], specs: readonly OrderSpec[], quoteId: string | null): Map<OrderSpec, Order> {
+  const pairs = new Map<OrderSpec, Order>()
+  for (const side of ['buy', 'sell'] as const) {
+    const better = (a: number, b: number) => (side === 'buy' ? b - a : a - b)
+    const quotes = specs.filter((s) => s.side === side && s.clientOrderId === null).sort((a, b) => better(a.priceTicks!, b.priceTicks!))
+    if (quotes.length === 0) continue
+    const held = orders.filter((o) => o.side === side && reusable(o, quoteId, quotes[0]!)).sort((a, b) => better(a.priceTicks!, b.priceTicks!) || a.seq - b.seq)
+    for (let i = 0; i < quotes.length && i < held.length; i++) pairs.set(quotes[i]!, held[i]!)
+  }
+  return pairs
+}
+
+/**
+ * Gives each reused order its quote's price and quantity, as a modify would: a lower quantity at the same
+ * price keeps its place, a new price or a larger quantity re-enters the book (a new seq). Every order
+ * that moves leaves the book before any re-enters, so no two of the caller's orders ever meet on the way
+ * (the quote was checked as a whole: its bids are below its asks and it crosses nobody's liquidity).
+ */
+function amendInPlace(ctx: Ctx, market: MarketRuntime, reused: ReadonlyMap<OrderSpec, Order>): void {
+  const moving: Array<[Order, OrderSpec]> = []
+  for (const [spec, order] of reused) {
+    if (spec.priceTicks === order.priceTicks && spec.lots === order.lots) continue
+    order.updatedAt = ctx.now
+    if (spec.priceTicks === order.priceTicks && spec.lots < order.lots) {
+      order.lots = spec.lots
+      market.book.reduce(order.id, remainingLots(order))
+      reserve(order.account, market, order)
+      ctx.touchBook(market)
+      ctx.touchOrder(order)
+      continue
+    }
+    market.book.cancel(order.id)
+    moving.push([order, spec])
+  }
+  for (const [order, spec] of moving) {
+    order.priceTicks = spec.priceTicks
+    order.lots = spec.lots
+    order.seq = ctx.state.advance(ctx.state.orderSeq)
+    rest(ctx, market, order)
+  }
 }

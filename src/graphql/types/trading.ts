@@ -146,6 +146,10 @@ const PlaceBulkQuotesInput = builder.inputType('PlaceBulkQuotesInput', {
     marketId: t.string({ required: true }),
     quoteId: t.string({ required: true }),
     cancelAll: t.boolean({ defaultValue: false, description: 'Cancel the caller\'s orders on the market first.' }),
+    amend: t.boolean({
+      defaultValue: false,
+      description: 'With cancelAll: amend the caller\'s unfilled quote orders of this quoteId in place (same ids) instead of replacing them; the rest are cancelled or placed new.',
+    }),
     quotes: t.field({ type: [BulkQuoteInput], required: true }),
   }),
 })
