@@ -132,7 +132,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
 
     let scheduler: LeasedLoops | null = null
     if (roles.has('scheduler')) {
-      scheduler = createScheduler({ redis, keys, bus, marketData, config, log: log.child({ role: 'scheduler' }), instanceId, clock })
+      scheduler = createScheduler({ redis, keys, bus, marketData, config, log: log.child({ role: 'scheduler' }), instanceId, clock, pool })
       await scheduler.start()
       const s = scheduler
       closers.push(() => s.stop())

@@ -128,6 +128,10 @@ const schema = z.object({
   WS_MAX_SUBSCRIPTIONS: int(1, 10_000).default(100),
   /** The options board and option ticks are recomputed at most this often per underlying. */
   OPTIONS_FEED_INTERVAL_MS: int(10, 60_000).default(250),
+  /** Orders that ended without any fill (and carry no clientOrderId) are deleted this long after; 0 keeps them forever. */
+  PRUNE_UNFILLED_ORDERS_AFTER_MS: int(0, 10 * 365 * 86_400_000)
+    .refine((v) => v === 0 || v >= 60_000, 'must be 0 (keep forever) or at least 60000 ms')
+    .default(86_400_000),
 }).refine((e) => e.NODE_ENV !== 'production' || e.JWT_SECRET !== undefined, {
   path: ['JWT_SECRET'],
   message: 'JWT_SECRET is required when NODE_ENV=production (at least 32 random characters)',
@@ -196,6 +200,8 @@ export type Config = Readonly<{
   streamMaxConnectionsPerIp: number
   wsMaxSubscriptions: number
   optionsFeedIntervalMs: number
+  /** Age after which final orders without a fill or clientOrderId are deleted; 0: never. */
+  pruneUnfilledOrdersAfterMs: number
 }>
 
 export class ConfigError extends Error {}
@@ -263,5 +269,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamMaxConnectionsPerIp: e.STREAM_MAX_CONNECTIONS_PER_IP,
     wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
     optionsFeedIntervalMs: e.OPTIONS_FEED_INTERVAL_MS,
+    pruneUnfilledOrdersAfterMs: e.PRUNE_UNFILLED_ORDERS_AFTER_MS,
   })
 }

@@ -1,5 +1,6 @@
-// The scheduler role: periodic jobs that feed the engine commands (listing, the simulated mark feed),
-// run by whichever instance holds the scheduler lease.
+// The scheduler role: periodic jobs that feed the engine commands (listing, the simulated mark feed)
+// or keep the database in bounds (order retention), run by whichever instance holds the scheduler lease.
+import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { CommandBus } from '../bus/commandBus.js'
 import type { RedisKeys } from '../bus/keys.js'
@@ -9,11 +10,13 @@ import { CATALOG } from '../config/catalog.js'
 import type { Config } from '../config/env.js'
 import type { Clock } from '../domain/clock.js'
 import type { MarketData } from '../services/marketData.js'
+import { pruneUnfilledOrders } from '../store/orderRetention.js'
 import { LeasedLoops, type Job } from './leasedLoops.js'
 import { runListing } from './listingJob.js'
 import { SimFeed } from './simFeed.js'
 
 const LISTING_INTERVAL_MS = 60_000
+const RETENTION_INTERVAL_MS = 60_000
 
 export interface SchedulerOptions {
   redis: Redis
@@ -24,6 +27,7 @@ export interface SchedulerOptions {
   log: Logger
   instanceId: string
   clock: Clock
+  pool: pg.Pool
 }
 
 export function createScheduler(o: SchedulerOptions): LeasedLoops {
@@ -59,6 +63,17 @@ export function createScheduler(o: SchedulerOptions): LeasedLoops {
         }
         const marks = feed.tick(now, markets)
         if (marks.length > 0) await o.bus.send({ type: 'UpdateMarks', marks }, { ts: now })
+      },
+    })
+  }
+  const retentionMs = o.config.pruneUnfilledOrdersAfterMs
+  if (retentionMs > 0) {
+    jobs.push({
+      name: 'orderRetention',
+      intervalMs: RETENTION_INTERVAL_MS,
+      run: async () => {
+        const r = await pruneUnfilledOrders(o.pool, { retentionMs, now: o.clock() })
+        if (r.deleted > 0) o.log.info({ at: 'job#orderRetention', ...r, retentionMs }, 'pruned orders that ended without a fill')
       },
     })
   }

@@ -309,6 +309,22 @@ describe('quotes', () => {
     expect((await openOrders(bob)).map((o) => o.quoteId)).toEqual(['mm-2', 'mm-2', 'mm-2'])
     expect((await api.post('/perps/orders/cancel-all', { quoteId: 'mm-2' }, bob.cookie)).body.canceled).toBe(3)
   })
+
+  it('bulk with amend: moves the ladder by amending the same orders in place; amend needs cancelAll', async () => {
+    const ladder = (bid: string, ask: string) => ({ marketId: PERP, quoteId: 'mm-3', cancelAll: true, amend: true, quotes: [{ side: 'buy', price: bid, quantity: '0.01' }, { side: 'sell', price: ask, quantity: '0.01' }] })
+    const first = await api.post('/perps/quotes/bulk', ladder('94100', '96400'), bob.cookie)
+    expect(first.status).toBe(200)
+    const moved = await api.post('/perps/quotes/bulk', ladder('94300', '96200'), bob.cookie)
+    expect(moved.status).toBe(200)
+    expect(moved.body.canceled).toBe(0)
+    const ids = (r: typeof first) => r.body.results.map((l: { response: { id: string } }) => l.response.id)
+    expect(ids(moved)).toEqual(ids(first))
+    expect(moved.body.results.map((l: { response: { price: string } }) => l.response.price)).toEqual(['94300', '96200'])
+    expect((await openOrders(bob)).map((o) => [o.id, o.price]).sort()).toEqual([[ids(first)[0], '94300'], [ids(first)[1], '96200']].sort())
+    expectError(await api.post('/perps/quotes/bulk', { ...ladder('94300', '96200'), cancelAll: false }, bob.cookie), 400, 'INVALID_REQUEST')
+    expectError(await api.post('/perps/quotes/bulk', { ...ladder('94300', '96200'), amend: 'yes' }, bob.cookie), 400, 'INVALID_REQUEST')
+    expect((await api.post('/perps/orders/cancel-all', { quoteId: 'mm-3' }, bob.cookie)).body.canceled).toBe(2)
+  })
 })
 
 describe('GraphQL account reads', () => {

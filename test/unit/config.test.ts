@@ -24,6 +24,15 @@ describe('configuration', () => {
     expect(c.adminToken).toBeUndefined()
   })
 
+  it('prunes unfilled orders after a day by default; 0 keeps them forever; under a minute is refused', () => {
+    expect(loadConfig({}).pruneUnfilledOrdersAfterMs).toBe(86_400_000)
+    expect(loadConfig({ PRUNE_UNFILLED_ORDERS_AFTER_MS: '0' }).pruneUnfilledOrdersAfterMs).toBe(0)
+    expect(loadConfig({ PRUNE_UNFILLED_ORDERS_AFTER_MS: '3600000' }).pruneUnfilledOrdersAfterMs).toBe(3_600_000)
+    for (const bad of ['1000', '-1', '1.5', 'soon']) {
+      expect(() => loadConfig({ PRUNE_UNFILLED_ORDERS_AFTER_MS: bad }), bad).toThrow(/PRUNE_UNFILLED_ORDERS_AFTER_MS/)
+    }
+  })
+
   it('turns the simulated maker off by default in production', () => {
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'p'.repeat(32) }).simMaker).toBe(false)
   })
