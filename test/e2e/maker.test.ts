@@ -8,6 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectRedis } from '../../src/bus/redis.js'
 import { D } from '../../src/domain/decimal.js'
+import { DEFAULT_LADDER } from '../../src/maker/ladder.js'
 import { MAKER_KEY_NAME, SIM_QUOTE_ID } from '../../src/maker/simMaker.js'
 import { signIn, type SignedIn } from '../support/auth.js'
 import { exchangeFor, REDIS_URL, startTestExchange, type TestExchange } from '../support/exchange.js'
@@ -176,6 +177,36 @@ describe('on a fresh install', () => {
     expect(total.sub(50_000_000).abs().lt(100_000)).toBe(true)
     const spot = ((await api.get('/perps/positions', house.cookie)).body as Array<{ marketId: string; side: string }>).filter((p) => p.marketId.endsWith('-SPOT'))
     expect(spot.map((p) => p.side)).toEqual(['long', 'long', 'long'])
+  })
+})
+
+describe('requoting', () => {
+  const h = simExchange()
+
+  it('amends its ladders in place: order rows grow by fills, not by ladders × ladder size', { timeout: 90_000 }, async () => {
+    const { ex, watch, markets } = h
+    const maker = ex.maker!
+    const ladderSize = 2 * DEFAULT_LADDER.levels
+    // Six requotes of every market on average, while the marks move under them.
+    const ladders = 6 * markets.length
+    const marksBefore = watch.markEvents
+    await watch.until(`${ladders} ladders quoted`, () => maker.laddersQuoted >= ladders || undefined, 60_000)
+    const quoted = maker.laddersQuoted
+    const { rows } = await ex.pool.query<{ unfilled: number; filled: number; amended: number }>(
+      `SELECT count(*) FILTER (WHERE "filledQuantity" = 0)::int AS unfilled, count(*) FILTER (WHERE "filledQuantity" > 0)::int AS filled,
+              count(*) FILTER (WHERE status = 'open' AND "updatedAt" > "createdAt")::int AS amended
+       FROM orders WHERE "quoteId" = $1`,
+      [SIM_QUOTE_ID],
+    )
+    const { unfilled, filled, amended } = rows[0]!
+    expect(watch.markEvents).toBeGreaterThan(marksBefore)
+    // Replacing whole ladders wrote a row per quote: quoted × ladderSize unfilled rows (here ≥ 720).
+    // Amending, a market's ladder is its first ten rows; a (partly) filled order is replaced by one new
+    // row, and the bound allows every ladder once more besides (say, cancelled by the dead man's switch
+    // on a stalled machine and quoted afresh).
+    expect(unfilled).toBeLessThanOrEqual(2 * markets.length * ladderSize + filled)
+    expect(unfilled).toBeLessThan((quoted * ladderSize) / 2)
+    expect(amended).toBeGreaterThan(0)
   })
 })
 
