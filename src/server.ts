@@ -19,7 +19,7 @@ import { buildHttp } from './http/app.js'
 import { SimMaker } from './maker/simMaker.js'
 import { compileRoutes } from './rest/executor.js'
 import { restRoutes } from './rest/routes.js'
-import { EngineRunner } from './roles/engine/runner.js'
+import { ENGINE_APPLICATION_NAME, EngineRunner } from './roles/engine/runner.js'
 import type { LeasedLoops } from './scheduler/leasedLoops.js'
 import { createScheduler } from './scheduler/scheduler.js'
 import { MarketData } from './services/marketData.js'
@@ -86,7 +86,10 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
   }
   try {
     await prepareDatabase(config.databaseUrl, log)
-    const pool = await createPool(config.databaseUrl)
+    const pool = await createPool(config.databaseUrl, {
+      applicationName: 'exchange',
+      onConnectionError: (err) => log.warn({ err }, 'PostgreSQL connection lost'),
+    })
     closers.push(() => pool.end())
     const prisma: PrismaClient = createPrisma(pool)
     closers.push(() => prisma.$disconnect())
@@ -98,10 +101,17 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     if (roles.has('engine')) {
       const blocking = await connectRedis(config.redisUrl, 'engine-stream')
       closers.push(async () => blocking.disconnect())
+      // The engine's sessions of its own, named so an operator tells them from the API's.
+      const enginePool = await createPool(config.databaseUrl, {
+        max: 2,
+        applicationName: ENGINE_APPLICATION_NAME,
+        onConnectionError: (err) => log.warn({ err, role: 'engine' }, 'PostgreSQL connection lost'),
+      })
+      closers.push(() => enginePool.end())
       engine = new EngineRunner({
         redis,
         blocking,
-        pool,
+        pool: enginePool,
         keys,
         log: log.child({ role: 'engine' }),
         instanceId,

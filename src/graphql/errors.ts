@@ -1,6 +1,7 @@
 // How errors leave the GraphQL layer, for yoga and for the REST executor alike: a DomainError keeps its
 // code, status and details in extensions; a GraphQL request error (parse, validation, coercion, limits,
-// a malformed HTTP request) is INVALID_REQUEST; anything else is masked as INTERNAL_ERROR with the
+// a malformed HTTP request) is INVALID_REQUEST; PostgreSQL out of reach is UPSTREAM_DEGRADED (503, retry
+// shortly); anything else is masked as INTERNAL_ERROR with the
 // correlation id, and logged. Over HTTP, a response yoga would send without a body gets the spec's
 // error body instead.
 import { STATUS_CODES } from 'node:http'
@@ -8,6 +9,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql'
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, mapAsyncIterator, type GraphQLHTTPExtensions, type Plugin } from 'graphql-yoga'
 import type { Logger } from 'pino'
 import { DomainError, ERRORS, errorBody, isErrorCode, type ErrorCode, type ErrorDetails } from '../domain/errors.js'
+import { isConnectionLoss } from '../store/pg.js'
 import type { GraphQLContext } from './context.js'
 
 export interface ClientError {
@@ -35,6 +37,10 @@ export function classify(err: GraphQLError, correlationId: string, log: Logger):
   if (isErrorCode(code)) return { code, status: ERRORS[code].status, message: err.message }
   if (!err.originalError || err.originalError instanceof GraphQLError) {
     return { code: 'INVALID_REQUEST', status: 400, message: err.message }
+  }
+  if (isConnectionLoss(err.originalError)) {
+    log.warn({ err: err.originalError, correlationId, path: err.path }, 'PostgreSQL unavailable')
+    return { code: 'UPSTREAM_DEGRADED', status: 503, message: 'The database is unavailable; retry shortly' }
   }
   log.error({ err: err.originalError, correlationId, path: err.path }, 'unexpected error in resolver')
   return { code: 'INTERNAL_ERROR', status: 500, message: `${ERRORS.INTERNAL_ERROR.message} (${correlationId})` }

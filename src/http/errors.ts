@@ -1,5 +1,6 @@
 // One error handler for every HTTP route: the spec's body {error, code, message, details?} with the
-// code's status. Malformed or oversized bodies are client errors, never 500s; an unexpected error is
+// code's status. Malformed or oversized bodies are client errors, never 500s; PostgreSQL out of reach is
+// 503 UPSTREAM_DEGRADED (retry shortly), as it is in GraphQL (graphql/errors.ts); an unexpected error is
 // logged with its correlation id and shown to the client only as INTERNAL_ERROR. Requests that never
 // reach a route get the same shape: a path the router cannot decode (frameworkErrors), and HTTP that
 // Node's parser refuses, answered on the raw socket (clientErrorHandler).
@@ -8,6 +9,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, errorBody, ERRORS, type ErrorCode } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
+import { isConnectionLoss } from '../store/pg.js'
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
@@ -71,6 +73,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     const status = (err as FastifyError).statusCode
     if (status && status >= 400 && status < 500) {
       return reply.status(status).send(errorBody('INVALID_REQUEST', err.message))
+    }
+    if (isConnectionLoss(err)) {
+      req.log.warn({ err, correlationId: req.id }, 'PostgreSQL unavailable')
+      return reply.status(503).send(errorBody('UPSTREAM_DEGRADED', 'The database is unavailable; retry shortly'))
     }
     if (!(err as { reported?: boolean }).reported) req.log.error({ err, correlationId: req.id }, 'unhandled error')
     return reply.status(500).send(errorBody('INTERNAL_ERROR', `${ERRORS.INTERNAL_ERROR.message} (${req.id})`))

@@ -29,3 +29,22 @@ export async function claimFencingToken(pool: pg.Pool): Promise<string> {
   )
   return rows[0]!.fencingToken
 }
+
+export type BatchOutcome = 'committed' | 'not-committed' | 'fenced-out' | 'diverged'
+
+/**
+ * What became of a batch whose COMMIT went unanswered (the connection died on the way), from the offset
+ * row read afterwards. The batch's last stream id is written in the same transaction as its effects, so
+ * the row says it all: our token and the batch's id → committed; our token and the previous id → not
+ * committed (retry it); another token → a newer leader took over. Anything else means the row moved
+ * under us and the in-memory state can no longer be trusted.
+ */
+export function batchOutcome(
+  offset: EngineOffset | null,
+  batch: { epoch: string; fencingToken: string; previousId: string; streamId: string },
+): BatchOutcome {
+  if (!offset || offset.fencingToken !== batch.fencingToken) return 'fenced-out'
+  if (offset.epoch === batch.epoch && offset.lastStreamId === batch.streamId) return 'committed'
+  if (offset.lastStreamId === batch.previousId) return 'not-committed'
+  return 'diverged'
+}

@@ -1,12 +1,18 @@
 // The engine runner against real PostgreSQL and Redis: replies only after commit, crash and restart,
 // recovery from a snapshot, rebuild from PostgreSQL when Redis lost everything, failover to a standby
-// with the deposed leader's late batch refused by its fencing token.
+// with the deposed leader's late batch refused by its fencing token, a COMMIT whose answer was lost.
+import { Writable } from 'node:stream'
+import pg from 'pg'
+import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
+import { connectRedis } from '../../src/bus/redis.js'
 import type { CommandEnvelope } from '../../src/engine/commands.js'
 import { Engine } from '../../src/engine/engine.js'
 import { stateHash } from '../../src/engine/snapshot.js'
+import { EngineRunner } from '../../src/roles/engine/runner.js'
+import { createPool } from '../../src/store/pg.js'
 import { catalogAt, commandStream, envelope, T0 } from '../support/engineFixtures.js'
-import { clearRedisPrefix, newRedisPrefix, startTestExchange, type TestExchange } from '../support/exchange.js'
+import { clearRedisPrefix, newRedisPrefix, REDIS_URL, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { deferred } from '../support/deferred.js'
 import { createTestDatabase, type TestDatabase } from '../support/testDb.js'
 import { testClock } from '../support/clock.js'
@@ -208,5 +214,54 @@ describe('engine runner', () => {
     expect(await markCount(a)).toBe(1)
     const offset = (await a.pool.query('SELECT "fencingToken" FROM engine_offsets')).rows[0]
     expect(offset.fencingToken).toBe('2')
+  })
+
+  it.each([
+    ['after the COMMIT took effect', 'committed', true],
+    ['before the COMMIT took effect', 'not-committed', false],
+  ] as const)('resolves a batch whose connection died %s from the stored offset, applying it exactly once', async (_when, outcome, commitFirst) => {
+    const s = await shared()
+    // An API node only; the engine is built here, on a pool whose next COMMIT "loses its connection".
+    const api = await start({ ROLES: 'api' }, s)
+    const pool = await createPool(s.db.url)
+    const blocking = await connectRedis(REDIS_URL, 'test-engine-stream')
+    cleanup.push(() => pool.end(), async () => blocking.disconnect())
+    let loseNextCommit = false
+    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined
+    // Transactions check a client out with connect(); pool.query() passes a callback and is left alone.
+    ;(pool as { connect: unknown }).connect = async (...args: unknown[]) => {
+      if (args.length > 0) return connect(...args)
+      const client = (await connect())!
+      const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>
+      ;(client as { query: unknown }).query = async (text: string, values?: unknown[]) => {
+        if (text !== 'COMMIT' || !loseNextCommit) return query(text, values)
+        loseNextCommit = false
+        if (commitFirst) await query(text)
+        throw new Error('Connection terminated unexpectedly')
+      }
+      return client
+    }
+    const logs: string[] = []
+    const runner = new EngineRunner({
+      redis: api.redis, blocking, pool, keys: api.keys, instanceId: 'engine-under-test',
+      log: pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) })),
+      batchMax: 100, snapshotEvery: 1_000_000, snapshotMs: 3_600_000, leaseMs: 1_000,
+    })
+    runner.start()
+    cleanup.push(() => runner.stop())
+    await api.services.commands.execute({ type: 'ListMarkets', markets: catalogAt() })
+
+    loseNextCommit = true
+    const reply = await api.services.commands.submit({
+      type: 'UpdateMarks',
+      marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: Date.now() }],
+    })
+    expect(reply).toEqual({ ok: true, value: { accepted: 1 } })
+    expect(loseNextCommit).toBe(false)
+    expect(await markCount(api)).toBe(1)
+    expect(logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'batch resolved from the stored offset').map((l) => l.outcome)).toEqual([outcome])
+    expect(runner.isLeader).toBe(true) // rode it out in place, state kept
+    const offset = (await api.pool.query('SELECT "lastStreamId" FROM engine_offsets')).rows[0]
+    expect(offset.lastStreamId).toBe(runner.committed)
   })
 })

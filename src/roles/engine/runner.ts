@@ -4,7 +4,10 @@
 //      effects PostgreSQL already has, re-sending their events and replies without writing anything;
 //   2. loops: XREAD a batch → apply each command → one PostgreSQL transaction with the batch's effects,
 //      its last stream id and the fencing token → mirrors, events, replies → a snapshot now and then.
-// Any failure while leading drops the in-memory state and starts over from what is durable.
+// A connection lost while committing is ridden out in place: the stored offset says whether the COMMIT
+// happened, and the batch is retried (still fenced) only if it did not. Any other failure while leading,
+// or a database away for longer than a lease, drops the in-memory state, gives up the lease and starts
+// over from what is durable.
 import type { Redis } from 'ioredis'
 import type pg from 'pg'
 import type { Logger } from 'pino'
@@ -14,17 +17,20 @@ import type { RedisKeys } from '../../bus/keys.js'
 import { Lease } from '../../bus/lease.js'
 import { compareStreamIds } from '../../bus/streamIds.js'
 import { newId } from '../../domain/ids.js'
+import type { Changes } from '../../engine/changes.js'
 import type { CommandEnvelope } from '../../engine/commands.js'
 import { Engine } from '../../engine/engine.js'
 import { restoreSnapshot, serializeSnapshot } from '../../engine/snapshot.js'
 import { commitBatch, FencedOutError } from '../../store/batchWriter.js'
 import { loadState } from '../../store/engineRebuild.js'
-import { claimFencingToken, readOffset } from '../../store/engineOffsets.js'
+import { batchOutcome, claimFencingToken, readOffset } from '../../store/engineOffsets.js'
+import { isConnectionLoss } from '../../store/pg.js'
 
 export interface EngineRunnerOptions {
   redis: Redis
   /** A connection of its own: XREAD BLOCK holds it. */
   blocking: Redis
+  /** The engine's own pool. */
   pool: pg.Pool
   keys: RedisKeys
   log: Logger
@@ -41,7 +47,15 @@ export interface EngineRunnerOptions {
 
 type Entry = [id: string, fields: string[]]
 
+/** What the engine's PostgreSQL sessions call themselves in pg_stat_activity. */
+export const ENGINE_APPLICATION_NAME = 'exchange-engine'
+
 const BLOCK_MS = 200
+/** Backoff between attempts to reach PostgreSQL again after a lost connection. */
+const RETRY_MIN_MS = 50
+const RETRY_MAX_MS = 1_000
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 export class EngineRunner {
   /** The live engine while leading; null as a standby. */
@@ -74,7 +88,9 @@ export class EngineRunner {
   }
 
   start(): void {
-    this.loop ??= this.run()
+    if (this.loop) return
+    this.o.log.info({ instance: this.o.instanceId }, 'engine started; leading or standing by')
+    this.loop = this.run()
   }
 
   /** Graceful: finishes the batch in hand, snapshots, gives up the lease. */
@@ -111,6 +127,8 @@ export class EngineRunner {
         if (this.stopping) break
         this.o.log.error({ err, at: 'EngineRunner#run' }, 'engine failed while leading; recovering from durable state')
         this.stepDown()
+        // Another instance may be able to do better (say, this one lost its route to PostgreSQL).
+        await this.lease.release().catch(() => {})
         await this.standby()
       }
     }
@@ -173,22 +191,63 @@ export class EngineRunner {
     const changes = engine.takeChanges()
     await this.o.beforeCommit?.(lastId)
     if (this.crashed) return
-    try {
-      await commitBatch(this.o.pool, engine.state, changes, { epoch: this.epoch, streamId: lastId, fencingToken: this.token })
-    } catch (err) {
-      if (err instanceof FencedOutError) {
-        this.o.log.warn({ at: 'EngineRunner#process', streamId: lastId }, 'batch refused: a newer leader holds the fencing token')
-        this.leading = false
-        this.o.onFencedOut?.(lastId)
-        return
-      }
-      throw err
+    if ((await this.commit(engine, changes, lastId)) === 'fenced-out') {
+      this.o.log.warn({ at: 'EngineRunner#process', streamId: lastId }, 'batch refused: a newer leader holds the fencing token; stepping down')
+      this.leading = false
+      this.o.onFencedOut?.(lastId)
+      return
     }
     this.lastId = lastId
     this.committedId = lastId
     if (this.crashed) return
     await publishBatch(this.o.redis, this.o.keys, engine.state, changes)
     this.sinceSnapshot += entries.length
+  }
+
+  /**
+   * Commits the batch, riding out a lost connection: the COMMIT may or may not have happened, so before
+   * any retry the stored offset is read (the batch's last stream id is written in its own transaction).
+   * Committed → done, never applied twice; not committed → the same batch again, still fenced; another
+   * token → fenced out. Gives up on an uncommitted batch (throws, so the leader steps down) once the lease
+   * is lost, the runner stops, or PostgreSQL has been unreachable for a lease period.
+   */
+  private async commit(engine: Engine, changes: Changes, lastId: string): Promise<'committed' | 'fenced-out'> {
+    const at = { epoch: this.epoch, streamId: lastId, fencingToken: this.token }
+    const giveUpAt = Date.now() + this.o.leaseMs
+    let delay = RETRY_MIN_MS
+    for (;;) {
+      try {
+        await commitBatch(this.o.pool, engine.state, changes, at)
+        return 'committed'
+      } catch (err) {
+        if (err instanceof FencedOutError) return 'fenced-out'
+        if (!isConnectionLoss(err)) throw err
+        this.o.log.warn({ err, at: 'EngineRunner#commit', streamId: lastId }, 'connection lost while committing; reading the stored offset')
+      }
+      for (;;) {
+        await sleep(delay)
+        delay = Math.min(delay * 2, RETRY_MAX_MS)
+        const giveUp = () => this.stopping || !this.leading || Date.now() > giveUpAt
+        let offset
+        try {
+          offset = await readOffset(this.o.pool)
+        } catch (err) {
+          if (!isConnectionLoss(err)) throw err
+          if (giveUp()) throw new Error(`batch ${lastId} unresolved: PostgreSQL unreachable for a lease period, lease lost or stopping`)
+          continue
+        }
+        const outcome = batchOutcome(offset, { ...at, previousId: this.committedId })
+        this.o.log.info({ at: 'EngineRunner#commit', streamId: lastId, outcome }, 'batch resolved from the stored offset')
+        if (outcome === 'committed') {
+          engine.state.markCountersPersisted()
+          return 'committed'
+        }
+        if (outcome === 'fenced-out') return 'fenced-out'
+        if (outcome === 'diverged') throw new Error(`the stored offset moved past ${this.committedId} under fencing token ${this.token}`)
+        if (giveUp()) throw new Error(`batch ${lastId} not committed, and no longer retried: lease lost or stopping`)
+        break
+      }
+    }
   }
 
   private applyEntry(engine: Engine, id: string, fields: string[]): void {
