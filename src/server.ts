@@ -19,9 +19,11 @@ import { buildHttp } from './http/app.js'
 import { SimMaker } from './maker/simMaker.js'
 import { compileRoutes } from './rest/executor.js'
 import { restRoutes } from './rest/routes.js'
+import { engineFaultHooks } from './roles/engine/faults.js'
 import { ENGINE_APPLICATION_NAME, EngineRunner } from './roles/engine/runner.js'
 import type { LeasedLoops } from './scheduler/leasedLoops.js'
 import { createScheduler } from './scheduler/scheduler.js'
+import { CommandOutcomes } from './services/commandOutcomes.js'
 import { MarketData } from './services/marketData.js'
 import { Trading } from './services/trading.js'
 import { AccountReads } from './store/accountReads.js'
@@ -52,8 +54,9 @@ export interface Exchange {
 export interface StartOptions {
   log?: Logger
   instanceId?: string
-  /** Passed to the engine runner (tests pause or fail a batch before its commit). */
+  /** Passed to the engine runner (tests pause or fail a batch before its commit, or after it). */
   beforeCommit?: (streamId: string) => Promise<void>
+  afterCommit?: (streamId: string) => Promise<void>
   onFencedOut?: (streamId: string) => void
   /** Wall-clock time for every role but the engine (whose time is its commands'); tests choose the instant. */
   clock?: Clock
@@ -108,6 +111,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         onConnectionError: (err) => log.warn({ err, role: 'engine' }, 'PostgreSQL connection lost'),
       })
       closers.push(() => enginePool.end())
+      const faults = config.engineFault ? engineFaultHooks(config.engineFault, redis, keys) : {}
       engine = new EngineRunner({
         redis,
         blocking,
@@ -120,6 +124,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         snapshotMs: config.engineSnapshotMs,
         leaseMs: config.engineLeaseMs,
         beforeCommit: opts.beforeCommit,
+        afterCommit: opts.afterCommit ?? faults.afterCommit,
         onFencedOut: opts.onFencedOut,
       })
       engine.start()
@@ -129,11 +134,12 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
 
     const sub = await connectRedis(config.redisUrl, 'replies')
     closers.push(async () => sub.disconnect())
-    const bus = await CommandBus.start(redis, sub, keys, instanceId, config.engineReplyTimeoutMs, clock)
+    const reads = new AccountReads(prisma)
+    const outcomes = new CommandOutcomes(pool, reads)
+    const bus = await CommandBus.start(redis, sub, keys, instanceId, config.engineReplyTimeoutMs, outcomes.resolve, clock)
     closers.push(() => bus.close())
     const marketData = new MarketData(prisma, redis, keys, clock)
     const identity = new Identity({ config, log, prisma, redis, keys, clock, rateLimitClock: opts.rateLimitClock })
-    const reads = new AccountReads(prisma)
     const trading = new Trading({ config, marketData, commands: bus }, reads)
     // Connects to the event bus only when a stream is first opened (api role).
     const streams = new Streams({ config, log, redis, keys, marketData, reads, identity, clock })

@@ -1,6 +1,8 @@
 // The producer side of the engine's command stream, used by API nodes, the scheduler and the indexer.
 // submit() appends a command and resolves with the engine's reply, which the engine publishes on this
-// node's reply channel only after the command's effects are committed to PostgreSQL.
+// node's reply channel only after the command's effects are committed to PostgreSQL. A reply that does
+// not come in time (the engine failing over, PostgreSQL away) is not taken as a refusal: the command may
+// be committed already or still be applied later, so the node's timeout handler finds out what it can.
 import type { Redis } from 'ioredis'
 import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
@@ -16,8 +18,19 @@ export interface SubmitOptions {
 
 interface Pending {
   resolve(reply: Reply): void
-  timer: NodeJS.Timeout
+  timer: NodeJS.Timeout | null
 }
+
+/** A command appended to the stream: where, and under which stream epoch. */
+export interface Submitted {
+  env: CommandEnvelope
+  streamId: string
+  /** The stream epoch when it was appended; null before any engine has run on this Redis. */
+  epoch: string | null
+}
+
+/** What a caller is told when the engine's reply did not come in time. */
+export type ReplyTimeoutHandler = (s: Submitted) => Promise<Reply>
 
 export class CommandBus {
   private readonly pending = new Map<string, Pending>()
@@ -29,14 +42,23 @@ export class CommandBus {
     private readonly keys: RedisKeys,
     readonly nodeId: string,
     private readonly timeoutMs: number,
+    private readonly onTimeout: ReplyTimeoutHandler,
     private readonly clock: Clock,
   ) {
     this.channel = keys.replies(nodeId)
   }
 
   /** `sub` becomes a subscriber connection and must not be used for anything else. */
-  static async start(redis: Redis, sub: Redis, keys: RedisKeys, nodeId: string, timeoutMs: number, clock: Clock = systemClock): Promise<CommandBus> {
-    const bus = new CommandBus(redis, sub, keys, nodeId, timeoutMs, clock)
+  static async start(
+    redis: Redis,
+    sub: Redis,
+    keys: RedisKeys,
+    nodeId: string,
+    timeoutMs: number,
+    onTimeout: ReplyTimeoutHandler,
+    clock: Clock = systemClock,
+  ): Promise<CommandBus> {
+    const bus = new CommandBus(redis, sub, keys, nodeId, timeoutMs, onTimeout, clock)
     sub.on('message', (channel: string, message: string) => {
       if (channel === bus.channel) bus.onReplies(message)
     })
@@ -44,25 +66,41 @@ export class CommandBus {
     return bus
   }
 
-  /** Appends the command and waits for its committed result. Times out as UPSTREAM_DEGRADED. */
+  /**
+   * Appends the command and waits for its committed result. Past the reply timeout the answer is the
+   * timeout handler's (the committed outcome looked up, or OUTCOME_UNKNOWN); a reply arriving while it
+   * looks still wins.
+   */
   async submit(cmd: Command, opts: SubmitOptions = {}): Promise<Reply> {
     const env = this.envelope(cmd, opts, true)
-    const result = new Promise<Reply>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(env.id)
-        resolve({ ok: false, code: 'UPSTREAM_DEGRADED', message: 'The engine did not answer in time; retry shortly' })
-      }, this.timeoutMs)
-      this.pending.set(env.id, { resolve, timer })
-    })
+    let resolve!: (reply: Reply) => void
+    const result = new Promise<Reply>((r) => (resolve = r))
+    const pending: Pending = { resolve, timer: null }
+    // Registered before the append: the reply may come back before XADD's own answer does.
+    this.pending.set(env.id, pending)
+    let submitted: Submitted
     try {
-      await this.append(env)
+      const [epoch, streamId] = await this.appendTracked(env)
+      submitted = { env, streamId, epoch }
     } catch (err) {
-      const p = this.pending.get(env.id)
-      if (p) clearTimeout(p.timer)
       this.pending.delete(env.id)
       throw err
     }
+    if (this.pending.get(env.id) === pending) pending.timer = setTimeout(() => void this.timedOut(submitted, pending), this.timeoutMs)
     return result
+  }
+
+  private async timedOut(s: Submitted, pending: Pending): Promise<void> {
+    pending.timer = null
+    let reply: Reply
+    try {
+      reply = await this.onTimeout(s)
+    } catch {
+      reply = { ok: false, code: 'OUTCOME_UNKNOWN', message: 'The engine did not answer in time', details: { commandId: s.env.id } }
+    }
+    if (this.pending.get(s.env.id) !== pending) return // the engine's own reply came meanwhile
+    this.pending.delete(s.env.id)
+    pending.resolve(reply)
   }
 
   /** Like submit(), but returns the value or throws the reply's error as a DomainError. */
@@ -79,7 +117,7 @@ export class CommandBus {
   }
 
   async close(): Promise<void> {
-    for (const p of this.pending.values()) clearTimeout(p.timer)
+    for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer)
     this.pending.clear()
     await this.sub.unsubscribe(this.channel).catch(() => {})
   }
@@ -96,6 +134,14 @@ export class CommandBus {
     return id as string
   }
 
+  /** Appends with the stream's epoch read in the same transaction: a stream id means nothing without it. */
+  private async appendTracked(env: CommandEnvelope): Promise<[epoch: string | null, streamId: string]> {
+    const results = await this.redis.multi().get(this.keys.epoch).xadd(this.keys.commands, '*', 'c', JSON.stringify(env)).exec()
+    if (!results) throw new Error('the command append was aborted')
+    for (const [err] of results) if (err) throw err
+    return [results[0]![1] as string | null, results[1]![1] as string]
+  }
+
   private onReplies(message: string): void {
     let batch: Array<{ id: string; reply: Reply }>
     try {
@@ -106,7 +152,7 @@ export class CommandBus {
     for (const { id, reply } of batch) {
       const p = this.pending.get(id)
       if (!p) continue // a replayed reply for a request already answered or timed out
-      clearTimeout(p.timer)
+      if (p.timer) clearTimeout(p.timer)
       this.pending.delete(id)
       p.resolve(reply)
     }

@@ -5,6 +5,7 @@
 //   {p}engine:epoch           string   id of this command stream's lifetime (changes when Redis is wiped)
 //   {p}engine:snapshot        string   latest engine snapshot JSON ({epoch, streamId, state})
 //   {p}engine:lease           string   "{instance}" of the engine leader, with a TTL (SET NX PX)
+//   {p}engine:fault           string   tests only: arms the ENGINE_FAULT point once (GETDEL by the engine)
 //   {p}scheduler:lease        string   same, for the scheduler leader
 //   {p}maker:lease            string   same, for the liquidity simulator (role maker): one quoting instance
 //   {p}replies:{node}         channel  engine → API node replies to commands that node sent
@@ -31,6 +32,7 @@ export interface RedisKeys {
   readonly epoch: string
   readonly snapshot: string
   readonly engineLease: string
+  readonly engineFault: string
   readonly schedulerLease: string
   readonly makerLease: string
   readonly marks: string
@@ -54,6 +56,7 @@ export function redisKeys(prefix: string): RedisKeys {
     epoch: `${prefix}engine:epoch`,
     snapshot: `${prefix}engine:snapshot`,
     engineLease: `${prefix}engine:lease`,
+    engineFault: `${prefix}engine:fault`,
     schedulerLease: `${prefix}scheduler:lease`,
     makerLease: `${prefix}maker:lease`,
     marks: `${prefix}marks`,

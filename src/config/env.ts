@@ -7,6 +7,10 @@ import { z } from 'zod'
 export const ROLE_NAMES = ['api', 'engine', 'scheduler', 'maker', 'indexer'] as const
 export type Role = (typeof ROLE_NAMES)[number]
 
+/** Test-only fault points of the engine process (ENGINE_FAULT; src/roles/engine/faults.ts). */
+export const ENGINE_FAULTS = ['kill-after-commit'] as const
+export type EngineFault = (typeof ENGINE_FAULTS)[number]
+
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes')
@@ -98,8 +102,10 @@ const schema = z.object({
   ENGINE_SNAPSHOT_EVERY: int(1, 10_000_000).default(10_000),
   ENGINE_SNAPSHOT_MS: int(100, 3_600_000).default(30_000),
   ENGINE_LEASE_MS: int(200, 600_000).default(5_000),
-  /** How long an API node waits for the engine's reply before answering 503 UPSTREAM_DEGRADED. */
+  /** How long an API node waits for the engine's reply before looking the command's outcome up. */
   ENGINE_REPLY_TIMEOUT_MS: int(50, 600_000).default(10_000),
+  /** Tests only: a fault point the engine process fires on itself once armed (roles/engine/faults.ts). */
+  ENGINE_FAULT: z.enum(ENGINE_FAULTS).optional(),
   BODY_LIMIT_BYTES: int(1_024, 16 * 1024 * 1024).default(64 * 1024),
   GRAPHQL_MAX_DEPTH: int(2, 100).default(12),
   GRAPHQL_MAX_COMPLEXITY: int(10, 1_000_000).default(5_000),
@@ -132,6 +138,9 @@ const schema = z.object({
   PRUNE_UNFILLED_ORDERS_AFTER_MS: int(0, 10 * 365 * 86_400_000)
     .refine((v) => v === 0 || v >= 60_000, 'must be 0 (keep forever) or at least 60000 ms')
     .default(86_400_000),
+}).refine((e) => e.ENGINE_FAULT === undefined || e.NODE_ENV === 'test', {
+  path: ['ENGINE_FAULT'],
+  message: 'ENGINE_FAULT is a test seam: it is honoured only with NODE_ENV=test',
 }).refine((e) => e.NODE_ENV !== 'production' || e.JWT_SECRET !== undefined, {
   path: ['JWT_SECRET'],
   message: 'JWT_SECRET is required when NODE_ENV=production (at least 32 random characters)',
@@ -179,6 +188,7 @@ export type Config = Readonly<{
   engineSnapshotMs: number
   engineLeaseMs: number
   engineReplyTimeoutMs: number
+  engineFault: EngineFault | null
   bodyLimitBytes: number
   graphqlMaxDepth: number
   graphqlMaxComplexity: number
@@ -251,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     engineSnapshotMs: e.ENGINE_SNAPSHOT_MS,
     engineLeaseMs: e.ENGINE_LEASE_MS,
     engineReplyTimeoutMs: e.ENGINE_REPLY_TIMEOUT_MS,
+    engineFault: e.ENGINE_FAULT ?? null,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxComplexity: e.GRAPHQL_MAX_COMPLEXITY,

@@ -50,6 +50,9 @@ export const ERRORS = {
   // InternalError
   INTERNAL_ERROR: { family: 'InternalError', status: 500, message: 'Internal error; quote the correlation id when reporting it' },
   UPSTREAM_DEGRADED: { family: 'InternalError', status: 503, message: 'An upstream dependency is unavailable; retry shortly' },
+  // Not in SPEC.md: a 503 says "retry", which would trade twice if the command was or will be applied.
+  // `details.commandId` (and `details.orderIds` for placements) name what to look up before retrying.
+  OUTCOME_UNKNOWN: { family: 'InternalError', status: 504, message: 'The engine did not answer in time and the command may take effect; look it up before retrying' },
 } as const satisfies Record<string, { family: string; status: number; message: string }>
 
 export type ErrorCode = keyof typeof ERRORS

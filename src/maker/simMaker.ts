@@ -214,8 +214,8 @@ export class SimMaker {
         try {
           await this.o.commands.execute(genesis)
         } catch (err) {
-          // A refusal means nothing happened; a timeout may still land, so it is not retried.
-          if (err instanceof DomainError && err.code !== 'UPSTREAM_DEGRADED') this.genesisSent = false
+          // A refusal means nothing happened; a timeout (OUTCOME_UNKNOWN) may still land, so it is not retried.
+          if (err instanceof DomainError && err.code !== 'OUTCOME_UNKNOWN' && err.code !== 'UPSTREAM_DEGRADED') this.genesisSent = false
           throw err
         }
         this.log.info({ at: 'SimMaker#genesis', userId: house.userId, usdcMicro: genesis.usdcMicro, holdings: genesis.holdings }, 'house account minted its genesis')

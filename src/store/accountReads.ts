@@ -150,6 +150,22 @@ export class AccountReads {
     return r ? orderView(r) : null
   }
 
+  /** The orders among `ids` that exist, in the order of `ids`. */
+  async ordersById(ids: readonly string[]): Promise<OrderView[]> {
+    const rows = new Map((await this.prisma.order.findMany({ where: { id: { in: [...ids] } } })).map((r) => [r.id, r]))
+    return ids.flatMap((id) => (rows.has(id) ? [orderView(rows.get(id)!)] : []))
+  }
+
+  /** The caller's orders a bulk quote replaced: canceled by it at the moment its own orders were made. */
+  async replacedByQuote(userId: string, marketId: string, at: string, excluding: readonly string[]): Promise<string[]> {
+    const rows = await this.prisma.order.findMany({
+      where: { userId, marketId, cancelReason: 'replaced_by_quote', updatedAt: new Date(at), id: { notIn: [...excluding] } },
+      select: { id: true },
+      orderBy: { seq: 'asc' },
+    })
+    return rows.map((r) => r.id)
+  }
+
   async orders(userId: string, f: { marketId?: string | null; marginMode?: string | null; status?: string | null; limit: number; cursor?: string | null }): Promise<Page<OrderView>> {
     const rows = await this.prisma.order.findMany({
       where: {

@@ -41,6 +41,8 @@ export interface EngineRunnerOptions {
   leaseMs: number
   /** Test seam: awaited after a batch is applied in memory and before it is committed. */
   beforeCommit?: (streamId: string) => Promise<void>
+  /** Test seam: awaited once the batch is committed, before anything of it is published. */
+  afterCommit?: (streamId: string) => Promise<void>
   /** Called when a batch is refused because a newer leader holds the fencing token. */
   onFencedOut?: (streamId: string) => void
 }
@@ -199,6 +201,7 @@ export class EngineRunner {
     }
     this.lastId = lastId
     this.committedId = lastId
+    await this.o.afterCommit?.(lastId)
     if (this.crashed) return
     await publishBatch(this.o.redis, this.o.keys, engine.state, changes)
     this.sinceSnapshot += entries.length

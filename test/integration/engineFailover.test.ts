@@ -1,0 +1,120 @@
+// Engine processes (the built bundle) failing at exact points of a batch, with an API node in this test
+// process: an engine killed between its commit and its replies (its callers still get their committed
+// orders, never "retry").
+import { hostname } from 'node:os'
+import { afterEach, describe, expect, it } from 'vitest'
+import { fundPerps, signIn, type SignedIn } from '../support/auth.js'
+import { ADMIN, clearRedisPrefix, newRedisPrefix, REDIS_URL, startTestExchange, type TestExchange } from '../support/exchange.js'
+import { http, type Http, type HttpResult } from '../support/http.js'
+import { launchMain, type MainProcess } from '../support/mainProcess.js'
+import { btcCurveMarks } from '../support/marks.js'
+import { pollUntil } from '../support/poll.js'
+import { createTestDatabase, type TestDatabase } from '../support/testDb.js'
+
+let cleanup: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c().catch(() => {})
+  cleanup = []
+})
+
+interface World {
+  db: TestDatabase
+  prefix: string
+  api: TestExchange
+  h: Http
+  users: SignedIn[]
+  engine(env?: Record<string, string>): MainProcess
+  /** Resolves once `p` holds the engine lease. */
+  leading(p: MainProcess): Promise<void>
+  order(u: SignedIn, side: 'buy' | 'sell', clientOrderId: string): Promise<HttpResult>
+}
+
+/** A database, engine processes on demand, the catalog listed, an API node here, two funded users. */
+async function world(leaseMs: number, apiEnv: Record<string, string>, first: Record<string, string>): Promise<World & { first: MainProcess }> {
+  const db = await createTestDatabase()
+  const prefix = newRedisPrefix()
+  cleanup.push(() => db.drop(), () => clearRedisPrefix(prefix))
+  const engine = (env: Record<string, string> = {}) => {
+    const p = launchMain({
+      NODE_ENV: 'test', ROLES: 'engine', LOG_LEVEL: 'info', DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: prefix,
+      ENGINE_LEASE_MS: String(leaseMs),
+      // No snapshot: a new leader rebuilds from PostgreSQL and cannot replay (nor re-answer) the last batch.
+      ENGINE_SNAPSHOT_EVERY: '10000000', ENGINE_SNAPSHOT_MS: '3600000',
+      ...env,
+    })
+    cleanup.push(async () => p.child.kill('SIGKILL'))
+    return p
+  }
+  const firstEngine = engine(first)
+  // The scheduler lists the catalog through the engine, then leaves: nothing else appends commands.
+  const lister = await startTestExchange({ ROLES: 'scheduler', MARK_STALE_MS: '3600000' }, { db, redisPrefix: prefix })
+  await lister.close()
+  const api = await startTestExchange({ ROLES: 'api', MARK_STALE_MS: '3600000', ORDER_RATE_PER_MIN: '100000', ...apiEnv }, { db, redisPrefix: prefix })
+  cleanup.push(() => api.close())
+  const h = http(api.url!)
+  expect((await h.post('/admin/marks', btcCurveMarks('95000'), ADMIN)).status).toBe(200)
+  const users = [await signIn(h, api.url!), await signIn(h, api.url!)]
+  for (const u of users) await fundPerps(h, u)
+  return {
+    db, prefix, api, h, users, engine, first: firstEngine,
+    leading: async (p) => {
+      await pollUntil(async () => (await api.redis.get(api.keys.engineLease))?.startsWith(`${hostname()}:${p.child.pid}:`), { what: `engine ${p.child.pid} to lead` })
+    },
+    order: (u, side, clientOrderId) => h.post('/perps/orders', { marketId: 'BTC-PERP', side, price: '95000', quantity: '0.001', clientOrderId }, u.cookie),
+  }
+}
+
+async function ordersByClientId(w: World, like: string): Promise<Map<string, { id: string }>> {
+  const { rows } = await w.api.pool.query<{ id: string; clientOrderId: string }>(
+    `SELECT id, "clientOrderId" FROM orders WHERE "clientOrderId" LIKE $1`,
+    [like],
+  )
+  return new Map(rows.map((r) => [r.clientOrderId, r]))
+}
+
+async function ledgerDrift(w: World): Promise<number> {
+  return (await w.api.pool.query(
+    `SELECT count(*)::int AS n FROM balances b
+     LEFT JOIN (SELECT "userId", bucket, sum(amount) AS s FROM ledger_entries GROUP BY 1, 2) l USING ("userId", bucket)
+     WHERE b.amount <> coalesce(l.s, 0)`,
+  )).rows[0].n
+}
+
+describe('engine failover', () => {
+  it('answers callers with their committed orders when the engine dies between commit and replies', { timeout: 120_000 }, async () => {
+    const w = await world(1_000, { ENGINE_REPLY_TIMEOUT_MS: '4000' }, { ENGINE_FAULT: 'kill-after-commit' })
+    await w.api.redis.set(w.api.keys.engineFault, '1')
+    const placed = Array.from({ length: 8 }, (_, i) => w.order(w.users[i % 2]!, i % 2 === 0 ? 'buy' : 'sell', `kill-${i}`))
+    expect((await w.first.exited).signal).toBe('SIGKILL')
+
+    // What the dead engine committed and never answered.
+    const committed = await ordersByClientId(w, 'kill-%')
+    expect(committed.size).toBeGreaterThan(0)
+    const restarted = w.engine()
+    const answers = await Promise.all(placed)
+
+    // Each committed order is answered with itself, as stored, though no engine ever replied to it.
+    for (const [clientOrderId, row] of committed) {
+      const a = answers[Number(clientOrderId.slice('kill-'.length))]!
+      expect(a.status, a.text).toBe(200)
+      expect(a.body).toMatchObject({ id: row.id, clientOrderId, marketId: 'BTC-PERP', price: '95000', quantity: '0.001' })
+    }
+    // The others the restarted engine applied, answering in time or not: an order still uncommitted when
+    // its caller's wait ran out is OUTCOME_UNKNOWN, naming it. None is answered "retry" (503).
+    for (const a of answers) {
+      if (a.status === 200) continue
+      expect(a.status, a.text).toBe(504)
+      expect(a.body).toMatchObject({ code: 'OUTCOME_UNKNOWN', details: { commandId: expect.any(String), committed: false, orderIds: [expect.any(String)] } })
+    }
+    await w.leading(restarted)
+    const after = await pollUntil(async () => {
+      const rows = await ordersByClientId(w, 'kill-%')
+      return rows.size === answers.length && rows
+    }, { what: 'every order to be applied' })
+    for (const [i, a] of answers.entries()) {
+      expect(after.get(`kill-${i}`)!.id).toBe(a.status === 200 ? a.body.id : a.body.details.orderIds[0])
+    }
+    expect(await ledgerDrift(w)).toBe(0)
+    expect((await w.order(w.users[0]!, 'buy', 'kill-after')).status).toBe(200)
+  })
+})
