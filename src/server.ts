@@ -54,8 +54,9 @@ export interface Exchange {
 export interface StartOptions {
   log?: Logger
   instanceId?: string
-  /** Passed to the engine runner (tests pause or fail a batch before its commit, or after it). */
+  /** Passed to the engine runner (tests pause or fail a batch before its commit, inside it, or after it). */
   beforeCommit?: (streamId: string) => Promise<void>
+  inCommit?: (streamId: string) => Promise<void>
   afterCommit?: (streamId: string) => Promise<void>
   onFencedOut?: (streamId: string) => void
   /** Wall-clock time for every role but the engine (whose time is its commands'); tests choose the instant. */
@@ -104,10 +105,14 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     if (roles.has('engine')) {
       const blocking = await connectRedis(config.redisUrl, 'engine-stream')
       closers.push(async () => blocking.disconnect())
-      // The engine's sessions of its own, named so an operator tells them from the API's.
+      // The engine's sessions of its own: a leader frozen inside a batch holds the offset row's lock, and
+      // PostgreSQL ends that transaction well before the lease lapses, so the standby's claim never waits
+      // on it for long (see docs/decisions.md "Architecture").
       const enginePool = await createPool(config.databaseUrl, {
         max: 2,
         applicationName: ENGINE_APPLICATION_NAME,
+        idleInTransactionTimeoutMs: Math.max(100, Math.floor(config.engineLeaseMs / 2)),
+        lockTimeoutMs: Math.max(100, Math.floor(config.engineLeaseMs / 4)),
         onConnectionError: (err) => log.warn({ err, role: 'engine' }, 'PostgreSQL connection lost'),
       })
       closers.push(() => enginePool.end())
@@ -124,6 +129,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         snapshotMs: config.engineSnapshotMs,
         leaseMs: config.engineLeaseMs,
         beforeCommit: opts.beforeCommit,
+        inCommit: opts.inCommit ?? faults.inCommit,
         afterCommit: opts.afterCommit ?? faults.afterCommit,
         onFencedOut: opts.onFencedOut,
       })

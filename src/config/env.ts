@@ -8,7 +8,7 @@ export const ROLE_NAMES = ['api', 'engine', 'scheduler', 'maker', 'indexer'] as 
 export type Role = (typeof ROLE_NAMES)[number]
 
 /** Test-only fault points of the engine process (ENGINE_FAULT; src/roles/engine/faults.ts). */
-export const ENGINE_FAULTS = ['kill-after-commit'] as const
+export const ENGINE_FAULTS = ['kill-after-commit', 'stop-in-commit'] as const
 export type EngineFault = (typeof ENGINE_FAULTS)[number]
 
 const bool = z

@@ -204,7 +204,14 @@ function candleStatement(state: EngineState, c: Changes): Statement {
  * Writes everything the batch changed and moves the offset to its last stream id, atomically. Refused
  * with FencedOutError when another leader has claimed a newer token since ours.
  */
-export async function commitBatch(pool: pg.Pool, state: EngineState, changes: Changes, at: BatchPosition): Promise<void> {
+export async function commitBatch(
+  pool: pg.Pool,
+  state: EngineState,
+  changes: Changes,
+  at: BatchPosition,
+  /** Test seam: awaited inside the transaction, after the fencing update (which holds the offset row's lock). */
+  inCommit?: () => Promise<void>,
+): Promise<void> {
   const counters: Record<string, number> = { now: state.now }
   for (const [name, value] of state.dirtyCounters()) counters[name] = value
   const writes = statements(state, changes)
@@ -215,6 +222,7 @@ export async function commitBatch(pool: pg.Pool, state: EngineState, changes: Ch
       [ENGINE, at.epoch, at.streamId, JSON.stringify(counters), at.fencingToken],
     )
     if (fenced.rowCount !== 1) throw new FencedOutError(`fencing token ${at.fencingToken} is no longer current`)
+    await inCommit?.()
     for (const [sql, rows] of writes) await db.query(sql, [json(rows)])
   })
   state.markCountersPersisted()

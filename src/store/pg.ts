@@ -25,6 +25,10 @@ export interface PoolOptions {
   max?: number
   /** Shown in pg_stat_activity, so an operator (or a test) can tell the engine's sessions from the API's. */
   applicationName?: string
+  /** Server-side: a session idle inside a transaction this long is ended by PostgreSQL. */
+  idleInTransactionTimeoutMs?: number
+  /** Server-side: a statement waiting this long for a lock fails with 55P03. */
+  lockTimeoutMs?: number
   /** Called with the error of a connection that died while nobody was querying on it. */
   onConnectionError?: (err: Error) => void
 }
@@ -40,6 +44,8 @@ export async function createPool(url: string, o: PoolOptions = {}): Promise<pg.P
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
     application_name: o.applicationName,
+    idle_in_transaction_session_timeout: o.idleInTransactionTimeoutMs,
+    lock_timeout: o.lockTimeoutMs,
   })
   const onError = (err: Error) => o.onConnectionError?.(err)
   pool.on('error', () => {}) // an idle client's error: the pool drops it (and the listener below reports it)
@@ -106,4 +112,9 @@ export function isConnectionLoss(err: unknown): boolean {
     queue.push(x.cause, x.meta?.driverAdapterError, (e as { originalError?: unknown }).originalError)
   }
   return false
+}
+
+/** 55P03: a statement gave up waiting for a lock (lock_timeout). */
+export function isLockTimeout(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '55P03'
 }

@@ -1,6 +1,7 @@
 // Engine processes (the built bundle) failing at exact points of a batch, with an API node in this test
 // process: an engine killed between its commit and its replies (its callers still get their committed
-// orders, never "retry").
+// orders, never "retry"), and a leader frozen inside its commit (a standby leads within the lease while
+// it is still frozen; woken, it is fenced out and stands down).
 import { hostname } from 'node:os'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fundPerps, signIn, type SignedIn } from '../support/auth.js'
@@ -116,5 +117,41 @@ describe('engine failover', () => {
     }
     expect(await ledgerDrift(w)).toBe(0)
     expect((await w.order(w.users[0]!, 'buy', 'kill-after')).status).toBe(200)
+  })
+
+  it('lets a standby lead within the lease while the leader is frozen inside its commit, and fences the leader out', { timeout: 120_000 }, async () => {
+    const LEASE_MS = 2_000
+    const w = await world(LEASE_MS, { ENGINE_REPLY_TIMEOUT_MS: String(LEASE_MS * 10) }, { ENGINE_FAULT: 'stop-in-commit' })
+    const frozen = w.first
+    await w.leading(frozen)
+    const standby = w.engine()
+    await pollUntil(() => standby.logged('engine started; leading or standing by'), { what: 'the standby to start' })
+
+    await w.api.redis.set(w.api.keys.engineFault, '1')
+    const first = w.order(w.users[0]!, 'buy', 'frozen-1')
+    await pollUntil(() => frozen.stopped(), { what: 'the leader to freeze inside its commit' })
+    const frozenAt = Date.now()
+    const second = w.order(w.users[1]!, 'sell', 'frozen-2')
+
+    // The standby leads and commits both orders while the old leader is still frozen holding its
+    // transaction: within the lease plus recovery (bounded generously here, in leases).
+    const [a1, a2] = await Promise.all([first, second])
+    const tookOver = Date.now() - frozenAt
+    expect(frozen.stopped()).toBe(true)
+    expect([a1.status, a2.status], `${a1.text} ${a2.text}`).toEqual([200, 200])
+    expect(tookOver).toBeLessThan(LEASE_MS * 5)
+    await w.leading(standby)
+
+    // Woken, the old leader finds its transaction ended and a newer fencing token: it stands down, alive.
+    frozen.child.kill('SIGCONT')
+    await pollUntil(() => frozen.logged('batch refused: a newer leader holds the fencing token; stepping down'), { what: 'the old leader to be fenced out' })
+    expect(frozen.alive()).toBe(true)
+    const a3 = await w.order(w.users[0]!, 'buy', 'frozen-3')
+    expect(a3.status, a3.text).toBe(200)
+    await w.leading(standby)
+    const rows = await ordersByClientId(w, 'frozen-%')
+    expect([...rows.keys()].sort()).toEqual(['frozen-1', 'frozen-2', 'frozen-3'])
+    expect(rows.get('frozen-1')!.id).toBe(a1.body.id)
+    expect(await ledgerDrift(w)).toBe(0)
   })
 })

@@ -2,7 +2,7 @@
 // offset) rather than "the statement was refused", and what the stored offset says of an unanswered batch.
 import { describe, expect, it } from 'vitest'
 import { batchOutcome } from '../../src/store/engineOffsets.js'
-import { isConnectionLoss } from '../../src/store/pg.js'
+import { isConnectionLoss, isLockTimeout } from '../../src/store/pg.js'
 
 const pgError = (code: string, severity = 'ERROR') => Object.assign(new Error(`pg ${code}`), { code, severity })
 
@@ -39,6 +39,11 @@ describe('isConnectionLoss', () => {
     ['null', null],
   ])('is false for %s', (_name, err) => {
     expect(isConnectionLoss(err)).toBe(false)
+  })
+
+  it('tells a lock timeout', () => {
+    expect(isLockTimeout(pgError('55P03'))).toBe(true)
+    expect(isLockTimeout(pgError('57P01', 'FATAL'))).toBe(false)
   })
 })
 

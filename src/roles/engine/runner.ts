@@ -24,13 +24,13 @@ import { restoreSnapshot, serializeSnapshot } from '../../engine/snapshot.js'
 import { commitBatch, FencedOutError } from '../../store/batchWriter.js'
 import { loadState } from '../../store/engineRebuild.js'
 import { batchOutcome, claimFencingToken, readOffset } from '../../store/engineOffsets.js'
-import { isConnectionLoss } from '../../store/pg.js'
+import { isConnectionLoss, isLockTimeout } from '../../store/pg.js'
 
 export interface EngineRunnerOptions {
   redis: Redis
   /** A connection of its own: XREAD BLOCK holds it. */
   blocking: Redis
-  /** The engine's own pool. */
+  /** The engine's own pool: its sessions carry the idle-in-transaction and lock timeouts failover relies on. */
   pool: pg.Pool
   keys: RedisKeys
   log: Logger
@@ -41,6 +41,8 @@ export interface EngineRunnerOptions {
   leaseMs: number
   /** Test seam: awaited after a batch is applied in memory and before it is committed. */
   beforeCommit?: (streamId: string) => Promise<void>
+  /** Test seam: awaited inside the batch's transaction, once the fencing update holds the offset row. */
+  inCommit?: (streamId: string) => Promise<void>
   /** Test seam: awaited once the batch is committed, before anything of it is published. */
   afterCommit?: (streamId: string) => Promise<void>
   /** Called when a batch is refused because a newer leader holds the fencing token. */
@@ -162,7 +164,9 @@ export class EngineRunner {
         () => {},
       )
     }, Math.max(50, Math.floor(this.o.leaseMs / 3)))
-    this.token = await claimFencingToken(this.o.pool)
+    const token = await this.claim()
+    if (token === null) return this.stepDown()
+    this.token = token
     this.o.log.info({ instance: this.o.instanceId, fencingToken: this.token }, 'engine leading')
     await this.recover()
     while (!this.stopping && this.leading) {
@@ -176,6 +180,23 @@ export class EngineRunner {
       await this.maybeSnapshot()
     }
     this.stepDown()
+  }
+
+  /**
+   * Takes the next fencing token. A deposed leader frozen inside a batch holds the offset row's lock until
+   * PostgreSQL ends its idle transaction; each attempt waits at most the pool's lock_timeout, and the claim
+   * is retried while the lease is still ours.
+   */
+  private async claim(): Promise<string | null> {
+    for (;;) {
+      try {
+        return await claimFencingToken(this.o.pool)
+      } catch (err) {
+        if (!isLockTimeout(err)) throw err
+        if (!this.leading || this.stopping) return null
+        this.o.log.warn({ at: 'EngineRunner#claim' }, 'the offset row is locked by a previous leader; claiming again')
+      }
+    }
   }
 
   private stepDown(): void {
@@ -216,11 +237,12 @@ export class EngineRunner {
    */
   private async commit(engine: Engine, changes: Changes, lastId: string): Promise<'committed' | 'fenced-out'> {
     const at = { epoch: this.epoch, streamId: lastId, fencingToken: this.token }
+    const inCommit = this.o.inCommit ? () => this.o.inCommit!(lastId) : undefined
     const giveUpAt = Date.now() + this.o.leaseMs
     let delay = RETRY_MIN_MS
     for (;;) {
       try {
-        await commitBatch(this.o.pool, engine.state, changes, at)
+        await commitBatch(this.o.pool, engine.state, changes, at, inCommit)
         return 'committed'
       } catch (err) {
         if (err instanceof FencedOutError) return 'fenced-out'
