@@ -14,6 +14,7 @@ import { fundPerps, signIn, type SignedIn } from '../support/auth.js'
 import { ADMIN, exchangeFor } from '../support/exchange.js'
 import { btcCurveMarks } from '../support/marks.js'
 import { pollUntil } from '../support/poll.js'
+import { testClock } from '../support/clock.js'
 
 let user: SignedIn
 const h = exchangeFor({ MARK_STALE_MS: '3600000' }, async (api) => {
@@ -26,7 +27,7 @@ const outcomes = () => new CommandOutcomes(h.ex.pool, h.ex.services.reads)
 
 /** Appends `cmd` and waits until the engine has committed it. */
 async function committed(cmd: Command): Promise<Submitted> {
-  const env = { id: newId(), ts: Date.now(), cmd }
+  const env = { id: newId(), ts: testClock.now(), cmd }
   const [[, epoch], [, streamId]] = (await h.ex.redis.multi().get(h.ex.keys.epoch).xadd(h.ex.keys.commands, '*', 'c', JSON.stringify(env)).exec()) as [
     [null, string | null],
     [null, string],
