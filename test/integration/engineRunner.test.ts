@@ -254,7 +254,7 @@ describe('engine runner', () => {
     loseNextCommit = true
     const reply = await api.services.commands.submit({
       type: 'UpdateMarks',
-      marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: Date.now() }],
+      marks: [{ marketId: 'BTC-USDC-SPOT', price: '95000', source: 'push', sourceTs: testClock.now() }],
     })
     expect(reply).toEqual({ ok: true, value: { accepted: 1 } })
     expect(loseNextCommit).toBe(false)
