@@ -102,6 +102,8 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
   // Listening before the stream opens: a client that leaves while it opens (its 'close' comes during
   // the await) must still release its slot, and the stream must not be left running.
   let gone = false
+  // A write the peer can no longer take is reported here; its 'close' does the cleaning up.
+  raw.on('error', () => {})
   raw.once('close', () => {
     gone = true
     clearInterval(keepAlive)

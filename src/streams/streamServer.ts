@@ -55,6 +55,8 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
   const clientIp = clientIpResolver(config.trustedProxies)
   const feeds = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
   const graphql = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes })
+  // With noServer, ws has no server of its own to report; a listener all the same, as on every emitter.
+  feeds.on('error', (err) => services.log.error({ err, at: 'streamServer#feeds' }, 'WebSocket server error'))
   const graphqlWs = serveGraphqlWs(graphql, { schema, services, clientIp, parseCookie: (h) => app.parseCookie(h) })
 
   /**
@@ -74,7 +76,19 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
     app.server.emit('request', req, res)
   }
 
+  /**
+   * ws reports a frame it refuses (over maxPayload, text that is not UTF-8, a protocol violation) as an
+   * 'error' on the socket after closing it with the frame's code (1009, 1007, 1002): unhandled, that
+   * one frame ended the process. The connection is already closing; the error only needs noting.
+   */
+  const socketError = (path: string) => (err: Error & { code?: string }) => {
+    services.log.info({ at: 'streamServer#socketError', path, code: err.code, message: err.message }, 'WebSocket closed on a bad frame')
+  }
+
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    // Node drops its own 'error' listener from a socket it hands over for an upgrade: a reset while we
+    // answer or hand it to ws would be uncaught. Its 'close' still follows, which is what we act on.
+    socket.on('error', () => {})
     if (req.headers.upgrade?.toLowerCase() !== 'websocket') return asPlainHttp(req, socket)
     const path = pathOf(req)
     if (path === null) return refuse(socket, 400, 'INVALID_REQUEST', 'The request target is not a valid path')
@@ -89,6 +103,9 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
       adoptTransport(ws, socket)
       if (types) new FeedSocket(ws, types, services.streams, config, services.log)
       else graphql.emit('connection', ws, req)
+      // graphql-ws adds its own listener, which prints the error and its stack to stderr per bad frame.
+      ws.removeAllListeners('error')
+      ws.on('error', socketError(path))
     })
   }
   // A throw in an 'upgrade' listener would be uncaught and end the process with every role in it.

@@ -160,8 +160,8 @@ export class WsClient {
     })
   }
 
-  static open(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
-    const ws = new WebSocket(url, { headers })
+  static open(url: string, headers: Record<string, string> = {}, protocol?: string): Promise<WsClient> {
+    const ws = new WebSocket(url, protocol, { headers })
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new WsClient(ws)))
       ws.once('error', reject)
