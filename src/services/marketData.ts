@@ -29,8 +29,17 @@ export function compareMarkets(a: ListedMarket, b: ListedMarket): number {
   )
 }
 
+interface MarketCache {
+  at: number
+  markets: ListedMarket[]
+  byId: Map<string, ListedMarket>
+}
+
 export class MarketData {
-  private cache: { at: number; markets: ListedMarket[]; byId: Map<string, ListedMarket> } | null = null
+  private cache: MarketCache | null = null
+  private loading: Promise<MarketCache> | null = null
+  /** Bumped by invalidate(): a read that started before it does not become the cache. */
+  private generation = 0
 
   constructor(
     readonly prisma: PrismaClient,
@@ -74,14 +83,31 @@ export class MarketData {
 
   invalidate(): void {
     this.cache = null
+    this.loading = null
+    this.generation++
   }
 
-  private async load(fresh = false) {
+  private load(fresh = false): Promise<MarketCache> {
     const now = this.clock()
-    if (!fresh && this.cache && now - this.cache.at < CACHE_MS) return this.cache
+    if (!fresh && this.cache && now - this.cache.at < CACHE_MS) return Promise.resolve(this.cache)
+    if (fresh) return this.read(now)
+    // One read at a time when the cache runs out: a thousand subscriptions opening together each read
+    // the whole table otherwise, and every request waited behind them for the pool.
+    if (!this.loading) {
+      const loading = this.read(now).finally(() => {
+        if (this.loading === loading) this.loading = null
+      })
+      this.loading = loading
+    }
+    return this.loading
+  }
+
+  private async read(now: number): Promise<MarketCache> {
+    const generation = this.generation
     const rows = await this.prisma.market.findMany()
     const markets = rows.map(listedMarket).sort(compareMarkets)
-    this.cache = { at: now, markets, byId: new Map(markets.map((m) => [m.spec.id, m])) }
-    return this.cache
+    const cache = { at: now, markets, byId: new Map(markets.map((m) => [m.spec.id, m])) }
+    if (generation === this.generation) this.cache = cache
+    return cache
   }
 }

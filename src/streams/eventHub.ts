@@ -63,6 +63,13 @@ export class EventHub {
     return stop
   }
 
+  /** Local consumers listening, over all channels (what open subscriptions hold on this node). */
+  get listenerCount(): number {
+    let n = 0
+    for (const c of this.channels.values()) n += c.listeners.size
+    return n
+  }
+
   /** Logged events with afterSeq < eventSeq < beforeSeq (to the end of the log without beforeSeq). */
   async range(stream: string, afterSeq: number, beforeSeq?: number): Promise<Frame[]> {
     const end = beforeSeq === undefined ? '+' : `(0-${beforeSeq}`

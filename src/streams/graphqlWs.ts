@@ -16,6 +16,7 @@ import type { WebSocket, WebSocketServer } from 'ws'
 import { corsOriginAllowed } from '../auth/cors.js'
 import { normalizeIp } from '../auth/ipAllowlist.js'
 import { SESSION_COOKIE } from '../auth/sessionCookie.js'
+import { DomainError } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import { createContext, type Caller, type GraphQLContext } from '../graphql/context.js'
 import { documentLimitError } from '../graphql/documentLimits.js'
@@ -181,8 +182,15 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
         operations.set(context, { socket: ctx.extra.socket, id, key, correlationId: c.correlationId })
         return context
       },
-      // A document past the limits is refused before graphql-ws parses it (deep ones overflow the stack).
-      onSubscribe: (_ctx, _id, payload) => {
+      onSubscribe: (ctx, _id, payload) => {
+        // graphql-ws holds every operation of the socket, this one included, from its subscribe message
+        // until it completes (a subscription while it opens too): at most WS_MAX_SUBSCRIPTIONS, as on
+        // the /ws sockets. The refused one gets an `error` message; the socket and the others go on.
+        const max = services.config.wsMaxSubscriptions
+        if (Object.keys(ctx.subscriptions).length > max) {
+          return [new GraphQLError(`At most ${max} subscriptions per socket`, { originalError: new DomainError('INVALID_REQUEST', `At most ${max} subscriptions per socket`) })]
+        }
+        // A document past the limits is refused before graphql-ws parses it (deep ones overflow the stack).
         const refused = documentLimitError(payload.query)
         return refused ? [refused] : undefined
       },
