@@ -1,5 +1,6 @@
 // The schema: every area registers its types on the builder; this file only gathers them.
 import { builder } from './builder.js'
+import { refuseNulArguments } from './nulArguments.js'
 import './scalars.js'
 import './types/markets.js'
 import './types/options.js'
@@ -9,4 +10,4 @@ import './types/trading.js'
 import './types/account.js'
 import './types/subscriptions.js'
 
-export const schema = builder.toSchema({ sortSchema: false })
+export const schema = refuseNulArguments(builder.toSchema({ sortSchema: false }))

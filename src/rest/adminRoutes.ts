@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { MAX_RATE_TIER } from '../auth/users.js'
 import { DomainError } from '../domain/errors.js'
+import { isUlid } from '../domain/ids.js'
 import type { Services } from '../services/services.js'
 
 // Strict: a misspelt field (`sourceTimeStamp`) is refused rather than silently replaced by its default.
@@ -76,7 +77,8 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services): v
 
   app.post<{ Params: { userId: string } }>('/admin/users/:userId/rate-tier', { preHandler: requireAdmin }, async (req) => {
     const { tier = services.config.mmRateMultiple } = parse(rateTierBody, req.body ?? {})
-    const user = await services.identity.setRateTier(req.params.userId, tier)
+    // User ids are ULIDs: anything else names no user (and a NUL would reach PostgreSQL, which refuses it).
+    const user = isUlid(req.params.userId) ? await services.identity.setRateTier(req.params.userId, tier) : null
     if (!user) throw new DomainError('NOT_FOUND', `No user ${req.params.userId}`)
     return { userId: user.id, address: user.address, rateTier: user.rateTier }
   })

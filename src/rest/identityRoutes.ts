@@ -82,6 +82,7 @@ export const identityRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/perps/me/api-keys/:id',
+    params: { id: { notFound: 'NOT_FOUND' } },
     auth: 'session',
     operation: `mutation RestRevokeApiKey($id: String!) { revokeApiKey(id: $id) { id } }`,
     variables: (req) => ({ id: req.params['id'] }),

@@ -16,6 +16,7 @@ function unixSeconds(req: RestRequest, name: string): number | undefined {
 const orderbookRoute = (path: string, linear: boolean): RestRoute => ({
   method: 'GET',
   path,
+  params: { marketId: { notFound: 'MARKET_NOT_FOUND' } },
   auth: 'public',
   operation: `query ${linear ? 'RestPerpsOrderbook' : 'RestOptionsOrderbook'}($marketId: String!) {
     orderbook(marketId: $marketId, linear: ${linear}) { ...RestBook } } ${BOOK_FIELDS}`,
@@ -88,6 +89,7 @@ export const marketRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/catalog/instruments/:symbol',
+    params: { symbol: { notFound: 'MARKET_NOT_FOUND' } },
     auth: 'public',
     operation: `query RestInstrument($symbol: String!) { instrument(symbol: $symbol) { id type underlying quote basePrice computedAt } }`,
     variables: (req) => ({ symbol: req.params['symbol'] }),

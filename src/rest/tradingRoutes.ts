@@ -17,6 +17,9 @@ export function restOrder(o: Record<string, any>) {
   return { ...o, side: lower(o['side']), type: lower(o['type']), timeInForce: lower(o['timeInForce']), status: lower(o['status']), marginMode: lower(o['marginMode']) }
 }
 
+/** Order ids are ULIDs (the ones the engine makes too): anything else names no order. */
+const ORDER_ID = { notFound: 'ORDER_NOT_FOUND', ulid: true } as const
+
 const ORDER_REQUEST_FIELDS = [
   'marketId', 'clientOrderId', 'type', 'side', 'price', 'quantity', 'timeInForce', 'postOnly', 'reduceOnly', 'marginMode',
   'stopPrice', 'takeProfitPrice', 'stopLossPrice',
@@ -127,6 +130,7 @@ export const tradingRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/perps/orders/:id/cancel',
+    params: { id: ORDER_ID },
     auth: 'trade',
     orderRateLimited: true,
     operation: `mutation RestCancel($id: String!) { cancelOrder(id: $id) { ...RestOrder } } ${ORDER_FIELDS}`,
@@ -136,6 +140,7 @@ export const tradingRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/perps/orders/:id/modify',
+    params: { id: ORDER_ID },
     auth: 'trade',
     orderRateLimited: true,
     operation: `mutation RestModify($id: String!, $price: Decimal, $quantity: Decimal) {
