@@ -1,7 +1,9 @@
 // Entry point: parse the configuration, start the roles, stop cleanly on SIGINT/SIGTERM. A missing
-// PostgreSQL or Redis, or an invalid setting, ends the process with one line that says what to do.
+// PostgreSQL or Redis, an HTTP port that cannot be bound, or an invalid setting, ends the process with
+// one line that says what to do.
 import { ConfigError, loadConfig } from './config/env.js'
 import { RedisUnavailableError } from './bus/redis.js'
+import { PortUnavailableError } from './http/port.js'
 import { startExchange } from './server.js'
 import { PostgresUnavailableError } from './store/pg.js'
 
@@ -23,7 +25,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof PostgresUnavailableError || err instanceof RedisUnavailableError) {
+  if (err instanceof ConfigError || err instanceof PostgresUnavailableError || err instanceof RedisUnavailableError || err instanceof PortUnavailableError) {
     console.error(err.message)
   } else {
     console.error(err)

@@ -16,6 +16,7 @@ import { systemClock, type Clock } from './domain/clock.js'
 import { newId } from './domain/ids.js'
 import { schema } from './graphql/schema.js'
 import { buildHttp } from './http/app.js'
+import { checkPortFree, portError } from './http/port.js'
 import { SimMaker } from './maker/simMaker.js'
 import { compileRoutes } from './rest/executor.js'
 import { restRoutes } from './rest/routes.js'
@@ -89,6 +90,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     closers.length = 0
   }
   try {
+    if (roles.has('api')) await checkPortFree(config.host, config.port)
     await prepareDatabase(config.databaseUrl, log)
     const pool = await createPool(config.databaseUrl, {
       applicationName: 'exchange',
@@ -181,7 +183,13 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
           catalog: (await marketData.listed().catch(() => [])).length > 0,
         }),
       })
-      url = await http.listen({ host: config.host, port: config.port })
+      try {
+        url = await http.listen({ host: config.host, port: config.port })
+      } catch (err) {
+        // Taken since the check at start (another process won the race): the same one line.
+        await http.close().catch(() => {})
+        throw portError(err, config.host, config.port) ?? err
+      }
       ownPort = (http.server.address() as AddressInfo).port
       identity.serveOnPort(ownPort)
       const server = http

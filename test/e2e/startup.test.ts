@@ -1,6 +1,7 @@
 // The exchange as `npm start` runs it (the built bundle): it serves REST and GraphQL and stops cleanly;
 // with a missing dependency or a bad setting it prints one clear line and exits 1.
 import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import { clearRedisPrefix, newRedisPrefix, REDIS_URL } from '../support/exchange.js'
@@ -81,5 +82,25 @@ describe('start-up errors', () => {
     const { code, stderr } = await runMain({ PORT: 'eighty', DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/x' })
     expect(code).toBe(1)
     expect(stderr).toMatch(/invalid configuration:\n {2}PORT: /)
+  })
+})
+
+describe('a port already in use', () => {
+  it('is named in one line, before the slow start-up, and the exit code is 1', async () => {
+    const db = await createTestDatabase()
+    dbs.push(db)
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    const port = (holder.address() as AddressInfo).port
+    try {
+      const line = `Port ${port} on 127.0.0.1 is already in use; stop the process holding it or set PORT to a free one`
+      const started = await runMain({ HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: newRedisPrefix() })
+      expect(started).toEqual({ code: 1, stderr: `${line}\n` })
+      // Checked before anything else: an unreachable PostgreSQL is not what it reports.
+      const early = await runMain({ HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/exchange' })
+      expect(early).toEqual({ code: 1, stderr: `${line}\n` })
+    } finally {
+      await new Promise((resolve) => holder.close(resolve))
+    }
   })
 })
