@@ -5,20 +5,34 @@
 import { defaultFieldResolver, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql'
 import { DomainError } from '../domain/errors.js'
 
-/** The path of the first string holding a NUL in a value (JSON or a coerced argument), or null. */
+/**
+ * The path of the first string holding a NUL in a value (JSON or a coerced argument), or null. Walks
+ * with a stack of its own: a request body may nest tens of thousands deep (JSON.parse takes it), and a
+ * recursive walk overflowed the call stack into a 500.
+ */
 export function nulAt(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null
-  if (typeof value !== 'object' || value === null || value instanceof Date) return null
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const at = nulAt(value[i], `${path}[${i}]`)
-      if (at) return at
-    }
-    return null
+  // Each entry links to its parent; the path is spelt out only for a hit (spelling it per level
+  // costs the square of the depth).
+  interface At {
+    parent: At | null
+    key: string
   }
-  for (const [k, v] of Object.entries(value)) {
-    const at = nulAt(v, `${path}.${k}`)
-    if (at) return at
+  const spell = (at: At): string => {
+    const keys: string[] = []
+    for (let a: At | null = at; a; a = a.parent) keys.push(a.key)
+    const spelt = keys.reverse().join('')
+    return spelt.length > 200 ? `${spelt.slice(0, 200)}…` : spelt
+  }
+  const stack: Array<[unknown, At]> = [[value, { parent: null, key: path }]]
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return spell(at)
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], { parent: at, key: `[${i}]` }])
+    } else if (typeof v === 'object' && v !== null && !(v instanceof Date)) {
+      for (const [k, x] of Object.entries(v).reverse()) stack.push([x, { parent: at, key: `.${k}` }])
+    }
   }
   return null
 }

@@ -78,6 +78,15 @@ describe('a NUL in a query or body field', () => {
     expect((await api.get('/wallet/balance', alice.cookie)).body).toEqual(before)
   })
 
+  it('finds it in a body nested tens of thousands deep (walked without recursion: this was a stack overflow and a 500)', async () => {
+    const path = '/perps/orders/01ARZ3NDEKTSV4RRFFQ69G5FAV/cancel'
+    const deep = (inner: string) => '['.repeat(30_000) + inner + ']'.repeat(30_000)
+    const withNul = await api.request('POST', path, { raw: deep('"\\u0000"'), headers: { ...alice.cookie, 'content-type': 'application/json' } })
+    expectError(withNul, 400, 'INVALID_REQUEST')
+    const without = await api.request('POST', path, { raw: deep('"x"'), headers: { ...alice.cookie, 'content-type': 'application/json' } })
+    expectError(without, 404, 'ORDER_NOT_FOUND')
+  })
+
   it('names the field it found a NUL in', async () => {
     const res = await api.post('/perps/orders/cancel-all', { quoteId: 'q\u0000' }, alice.cookie)
     expect(res.body.details).toEqual({ field: 'body.quoteId' })
