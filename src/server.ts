@@ -190,6 +190,9 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         await http.close().catch(() => {})
         throw portError(err, config.host, config.port) ?? err
       }
+      // Listening, the server reports what goes wrong accepting connections (EMFILE when descriptors run
+      // out) as an 'error' that Fastify no longer listens for: unhandled, it ended the process.
+      http.server.on('error', (err) => log.error({ err, at: 'server#http' }, 'HTTP server error'))
       ownPort = (http.server.address() as AddressInfo).port
       identity.serveOnPort(ownPort)
       const server = http

@@ -1,7 +1,8 @@
 // Malformed WebSocket frames from an anonymous client, on every WebSocket path: a frame over the
 // path's size limit is closed 1009, a text frame that is not UTF-8 1007, and that connection alone goes
 // (ws emits these as 'error' on the socket; unhandled, one frame ended the process with every role in
-// it). Real sockets; the server runs in this process, so a crash would fail the run.
+// it). Real sockets; the server runs in this process, so a crash would fail the run. The HTTP server
+// itself logs what it reports once listening.
 import { connect } from 'node:net'
 import { createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -92,6 +93,15 @@ describe('an upgrade the client resets at once', () => {
       })
     }
     await stillServed('/ws/quotes')
+    expect((await api.get('/health')).status).toBe(200)
+  })
+})
+
+describe('the HTTP server', () => {
+  it('logs an error it reports while listening (EMFILE on accept) and keeps serving', async () => {
+    const err = Object.assign(new Error('accept EMFILE'), { code: 'EMFILE', syscall: 'accept' })
+    ex.http!.server.emit('error', err)
+    expect(ex.logs.some((l) => l.includes('HTTP server error') && l.includes('EMFILE'))).toBe(true)
     expect((await api.get('/health')).status).toBe(200)
   })
 })
