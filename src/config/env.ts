@@ -130,7 +130,7 @@ const schema = z.object({
   STREAM_MAX_BUFFER_BYTES: int(1, 256 * 1024 * 1024).default(1024 * 1024),
   /** Open WebSocket and SSE connections per client IP on one API node. */
   STREAM_MAX_CONNECTIONS_PER_IP: int(1, 1_000_000).default(200),
-  /** Subscriptions one WebSocket (/ws/*) may hold. */
+  /** Subscriptions one WebSocket (/ws/*, and graphql-ws at /graphql) may hold. */
   WS_MAX_SUBSCRIPTIONS: int(1, 10_000).default(100),
   /** The options board and option ticks are recomputed at most this often per underlying. */
   OPTIONS_FEED_INTERVAL_MS: int(10, 60_000).default(250),
