@@ -24,7 +24,10 @@ async function user(api: Http, ex: TestExchange, perps: string): Promise<SignedI
 const order = (api: Http, u: SignedIn, body: Record<string, unknown>) => api.post('/perps/orders', { marketId: PERP, ...body }, u.cookie)
 
 describe('fail-closed marks', () => {
-  const h = exchangeFor({ MARK_FEED: 'sim', MARK_FEED_INTERVAL_MS: '100', MARK_STALE_MS: '300' })
+  // The threshold is far above the feed's cadence, so a loaded machine never lets a mark go stale on its
+  // own; staleness comes from moving the engine's clock past it.
+  const STALE_MS = 3_000
+  const h = exchangeFor({ MARK_FEED: 'sim', MARK_FEED_INTERVAL_MS: '100', MARK_STALE_MS: String(STALE_MS) })
 
   it('stops trading when the feed stops and resumes when it resumes', async () => {
     await (await watchEvent(h.ex, `prices:${PERP}`, () => true)).event
@@ -39,13 +42,13 @@ describe('fail-closed marks', () => {
     expectError(await h.api.post('/admin/feed', { enabled: false, until: 0 }, ADMIN), 400, 'INVALID_REQUEST')
     expect((await h.api.post('/admin/feed', { enabled: false }, ADMIN)).body).toEqual({ enabled: false })
     // No waiting for the threshold to pass: the engine's clock is moved past it.
-    const later = testClock.now() + 1_000
+    const later = testClock.now() + STALE_MS + 500
     await h.ex.services.commands.execute({ type: 'Tick' }, { ts: later })
     const stale = await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })
     expectError(stale, 422, 'STALE_MARK_PRICE')
-    expect(stale.body.details).toMatchObject({ thresholdMs: 300 })
+    expect(stale.body.details).toMatchObject({ thresholdMs: STALE_MS })
 
-    const fresh = await watchEvent(h.ex, `prices:${PERP}`, (e) => e.sourceTs! >= later - 300)
+    const fresh = await watchEvent(h.ex, `prices:${PERP}`, (e) => e.sourceTs! >= later - STALE_MS)
     expect((await h.api.post('/admin/feed', { enabled: true }, ADMIN)).body).toEqual({ enabled: true })
     await fresh.event
     expect((await order(h.api, alice, { side: 'buy', price: await price(), quantity: '0.01' })).status).toBe(200)
