@@ -4,7 +4,7 @@
 // SSE transport with graphql-sse.
 import { createClient as createSseClient } from 'graphql-sse'
 import { createClient, type Client } from 'graphql-ws'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import WebSocket from 'ws'
 import { createKey, del, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
@@ -210,7 +210,11 @@ describe('graphql-ws, private streams', () => {
 
   it('ends open private subscriptions with INVALID_TOKEN when their key expires', async () => {
     // A key's expiry is whole days: this one's row is moved to 2 s from now before its first use loads it.
+    // The clock stands still while the streams open, so they open before the expiry however slow the
+    // machine; then it jumps past it, and the stream's timer, due in 2 s, finds the key expired.
     const key = await createKey(api, alice.cookie, { scope: 'read', expiresInDays: 1 })
+    testClock.freeze()
+    onTestFinished(() => testClock.resume())
     const expiresAt = new Date(testClock.now() + 2_000)
     await ex.pool.query('UPDATE api_keys SET "expiresAt" = $2 WHERE id = $1', [key.id, expiresAt])
     const client = wsClient({ authorization: key.auth.authorization })
@@ -222,6 +226,7 @@ describe('graphql-ws, private streams', () => {
     expect((await balances.results.next()).data.myBalances.eventType).toBe('BalanceSnapshot')
     expect((await overSse.next()).value).toMatchObject({ data: { myBalances: { eventType: 'BalanceSnapshot' } } })
     expect((await book.results.next()).data.orderbook.eventType).toBe('OrderbookSnapshot')
+    testClock.advance(2_000)
 
     const errors = await balances.error
     expect(testClock.now()).toBeGreaterThanOrEqual(expiresAt.getTime())

@@ -3,7 +3,7 @@
 // Last-Event-ID, keep-alive), the options board and option ticks, the balance stream with its credential
 // rules, key revocation and expiry, session logout and expiry, and a second API node delivering the same
 // events.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createKey, del, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
@@ -246,11 +246,15 @@ describe('/portfolio/balances/stream', () => {
   })
 
   it('ends with INVALID_TOKEN when its session expires', async () => {
-    // A session issued so that its JWT expires 1-2 s from now (exp is whole seconds).
+    // A session issued so that its JWT expires 1-2 s from now (exp is whole seconds). The clock stands
+    // still while the stream opens, then jumps past the expiry (the stream's timer finds it expired).
+    testClock.freeze()
+    onTestFinished(() => testClock.resume())
     const sessions = ex.services.identity.sessions
     const issued = await sessions.issue({ userId: alice.user.id, address: alice.user.address }, testClock.now() - sessions.ttlMs + 2_000)
     const sse = await stream('/portfolio/balances/stream', { authorization: `Bearer ${issued.token}` })
     expect((await sse.nextJson()).event.event).toBe('BalanceSnapshot')
+    testClock.advance(2_000)
     const closed = await sse.nextJson()
     expect(closed.event.event).toBe('close')
     expect(closed.data).toMatchObject({ error: 'AuthError', code: 'INVALID_TOKEN', message: 'Session has expired; sign in again' })
@@ -261,10 +265,13 @@ describe('/portfolio/balances/stream', () => {
   it('ends with INVALID_TOKEN when its API key expires', async () => {
     // A key's expiry is whole days: this one's row is moved to 2 s from now before its first use loads it.
     const key = await createKey(api, alice.cookie, { scope: 'read', expiresInDays: 1 })
+    testClock.freeze()
+    onTestFinished(() => testClock.resume())
     const expiresAt = new Date(testClock.now() + 2_000)
     await ex.pool.query('UPDATE api_keys SET "expiresAt" = $2 WHERE id = $1', [key.id, expiresAt])
     const sse = await stream('/portfolio/balances/stream', key.auth)
     expect((await sse.nextJson()).event.event).toBe('BalanceSnapshot')
+    testClock.advance(2_000)
     const closed = await sse.nextJson()
     expect(closed.event.event).toBe('close')
     expect(closed.data).toMatchObject({ error: 'AuthError', code: 'INVALID_TOKEN', message: 'The API key of this stream has expired' })

@@ -10,22 +10,40 @@ export const DEFAULT_TEST_START = '2026-11-25T12:00:00.000Z'
 
 export class TestClock {
   private offsetMs: number
+  private frozenAt: number | null = null
 
   constructor(startMs: number) {
     this.offsetMs = startMs - Date.now()
   }
 
   /** Unix ms on this clock; pass it where a Clock is expected. */
-  readonly now: Clock = () => Date.now() + this.offsetMs
+  readonly now: Clock = () => this.frozenAt ?? Date.now() + this.offsetMs
 
   /** Jumps the clock forward (or back, with a negative `ms`). */
   advance(ms: number): void {
-    this.offsetMs += ms
+    if (this.frozenAt !== null) this.frozenAt += ms
+    else this.offsetMs += ms
   }
 
   /** Jumps the clock to `ms`. */
   set(ms: number): void {
-    this.offsetMs = ms - Date.now()
+    if (this.frozenAt !== null) this.frozenAt = ms
+    else this.offsetMs = ms - Date.now()
+  }
+
+  /**
+   * Stops the clock until resume(): what a test sets up then happens at one instant however slowly the
+   * machine runs, and only advance() moves time on (timers the server armed still fire in real time,
+   * and then read this clock).
+   */
+  freeze(): void {
+    this.frozenAt = this.now()
+  }
+
+  resume(): void {
+    if (this.frozenAt === null) return
+    this.offsetMs = this.frozenAt - Date.now()
+    this.frozenAt = null
   }
 }
 
