@@ -9,7 +9,8 @@ import { PostgresUnavailableError } from './store/pg.js'
 
 async function main(): Promise<void> {
   const config = loadConfig()
-  const exchange = await startExchange(config)
+  const offset = config.clockOffsetMs
+  const exchange = await startExchange(config, offset === 0 ? {} : { clock: () => Date.now() + offset })
   let stopping = false
   const shutdown = (signal: string) => {
     if (stopping) return

@@ -106,6 +106,9 @@ const schema = z.object({
   ENGINE_REPLY_TIMEOUT_MS: int(50, 600_000).default(10_000),
   /** Tests only: a fault point the engine process fires on itself once armed (roles/engine/faults.ts). */
   ENGINE_FAULT: z.enum(ENGINE_FAULTS).optional(),
+  /** Tests only: the process's clock runs this far from the system's, so a test's exchange in its own
+   * process reads the same "now" as the test (test/support/clock.ts). */
+  CLOCK_OFFSET_MS: z.coerce.number().int().optional(),
   BODY_LIMIT_BYTES: int(1_024, 16 * 1024 * 1024).default(64 * 1024),
   GRAPHQL_MAX_DEPTH: int(2, 100).default(12),
   GRAPHQL_MAX_COMPLEXITY: int(10, 1_000_000).default(5_000),
@@ -141,6 +144,9 @@ const schema = z.object({
 }).refine((e) => e.ENGINE_FAULT === undefined || e.NODE_ENV === 'test', {
   path: ['ENGINE_FAULT'],
   message: 'ENGINE_FAULT is a test seam: it is honoured only with NODE_ENV=test',
+}).refine((e) => e.CLOCK_OFFSET_MS === undefined || e.NODE_ENV === 'test', {
+  path: ['CLOCK_OFFSET_MS'],
+  message: 'CLOCK_OFFSET_MS is a test seam: it is honoured only with NODE_ENV=test',
 }).refine((e) => e.NODE_ENV !== 'production' || e.JWT_SECRET !== undefined, {
   path: ['JWT_SECRET'],
   message: 'JWT_SECRET is required when NODE_ENV=production (at least 32 random characters)',
@@ -189,6 +195,8 @@ export type Config = Readonly<{
   engineLeaseMs: number
   engineReplyTimeoutMs: number
   engineFault: EngineFault | null
+  /** Tests only (CLOCK_OFFSET_MS): how far this process's clock runs from the system's. */
+  clockOffsetMs: number
   bodyLimitBytes: number
   graphqlMaxDepth: number
   graphqlMaxComplexity: number
@@ -262,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     engineLeaseMs: e.ENGINE_LEASE_MS,
     engineReplyTimeoutMs: e.ENGINE_REPLY_TIMEOUT_MS,
     engineFault: e.ENGINE_FAULT ?? null,
+    clockOffsetMs: e.CLOCK_OFFSET_MS ?? 0,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxComplexity: e.GRAPHQL_MAX_COMPLEXITY,

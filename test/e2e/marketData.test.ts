@@ -17,7 +17,15 @@ const MARKET_KEYS = [
 ]
 
 let futures: Record<string, string[]> = {}
-let perpIndex = ''
+/** The perpetual's index at an engine time: the curve's (inside the roll window it moves with time). */
+let perpIndexAt: (ms: number) => string = () => ''
+/** Engine time of the push; the perpetual's mark at any later read lies between its index then and now. */
+let pushedAt = 0
+/** Asserts `price` is the index the curve gave at some engine time since the push (it rises, F2 > F1). */
+const expectPerpIndex = (price: string) => {
+  expect(D(price).gte(perpIndexAt(pushedAt)), `${price} ≥ ${perpIndexAt(pushedAt)}`).toBe(true)
+  expect(D(price).lte(perpIndexAt(testClock.now())), `${price} ≤ ${perpIndexAt(testClock.now())}`).toBe(true)
+}
 const marks: Record<string, string> = {}
 
 beforeAll(async () => {
@@ -38,7 +46,8 @@ beforeAll(async () => {
   // roll window, a blend inside it (whichever the test clock falls in).
   const perp = (await api.get('/catalog/instruments')).body.find((i: any) => i.id === 'BTC-PERP')
   const leg = (id: string) => ({ price: D(marks[id]!), expiryMs: Date.parse(`${id.slice(-10)}T08:00:00Z`), sourceTs: 0 })
-  perpIndex = formatDecimal(curveIndex({ nowMs: perp.computedAt, f1: leg(futures['BTC']![0]!), f2: leg(futures['BTC']![1]!), tick: D('0.1') }).price)
+  perpIndexAt = (ms) => formatDecimal(curveIndex({ nowMs: ms, f1: leg(futures['BTC']![0]!), f2: leg(futures['BTC']![1]!), tick: D('0.1') }).price)
+  pushedAt = perp.computedAt
 })
 afterAll(() => ex?.close())
 
@@ -66,10 +75,13 @@ describe('GET /perps/markets', () => {
     expect(perp).toMatchObject({
       base: 'BTC', type: 'perpetual', tickSize: '0.1', stepSize: '0.001', minQuantity: '0.001',
       takerFeeBps: '5', makerFeeBps: '1', fundingIntervalMs: 300000, fundingMaxRateBps: '25',
-      // ±10% around the perpetual's mark, inward to the tick.
-      priceBandLow: formatDecimal(D(perpIndex).mul(0.9).div('0.1').ceil().mul('0.1')),
-      priceBandHigh: formatDecimal(D(perpIndex).mul(1.1).div('0.1').floor().mul('0.1')),
     })
+    // ±10% around the perpetual's mark (its index, as no book gives it a premium), inward to the tick.
+    const low = (index: string) => D(index).mul(0.9).div('0.1').ceil().mul('0.1')
+    const high = (index: string) => D(index).mul(1.1).div('0.1').floor().mul('0.1')
+    const [then, now] = [perpIndexAt(pushedAt), perpIndexAt(testClock.now())]
+    expect(D(perp.priceBandLow).gte(low(then)) && D(perp.priceBandLow).lte(low(now)), perp.priceBandLow).toBe(true)
+    expect(D(perp.priceBandHigh).gte(high(then)) && D(perp.priceBandHigh).lte(high(now)), perp.priceBandHigh).toBe(true)
     const spot = res.body.find((m: any) => m.marketId === 'XAUT-USDC-SPOT')
     expect(spot).toMatchObject({ type: 'spot', takerFeeBps: '10', makerFeeBps: '5', fundingIntervalMs: null, fundingMaxRateBps: null })
     const future = res.body.find((m: any) => m.marketId === futures['WTIOIL']![0])
@@ -295,7 +307,7 @@ describe('catalog', () => {
     const res = await api.get('/catalog/instruments')
     expect(res.status).toBe(200)
     const perp = res.body.find((i: any) => i.id === 'BTC-PERP')
-    expect(perp).toEqual({ id: 'BTC-PERP', type: 'perpetual', underlying: 'BTC', quote: 'USDC', basePrice: perpIndex, computedAt: expect.any(Number) })
+    expect(perp).toEqual({ id: 'BTC-PERP', type: 'perpetual', underlying: 'BTC', quote: 'USDC', basePrice: perpIndexAt(perp.computedAt), computedAt: expect.any(Number) })
     const option = res.body.find((i: any) => i.type === 'option')
     expect(option.basePrice).toMatch(DECIMAL)
     for (const i of res.body) expect(Object.keys(i).sort()).toEqual(['basePrice', 'computedAt', 'id', 'quote', 'type', 'underlying'])
@@ -350,7 +362,9 @@ describe('GraphQL', () => {
 
   it('serves marks with their provenance, DateTime as ISO', async () => {
     const res = await api.graphql(`{ market(id: "BTC-PERP") { mark { price indexPrice source sourceTimestamp } } }`)
-    expect(res.body.data.market.mark).toMatchObject({ price: perpIndex, indexPrice: perpIndex, source: 'curve' })
+    const mark = res.body.data.market.mark
+    expect(mark).toMatchObject({ source: 'curve', indexPrice: mark.price })
+    expectPerpIndex(mark.price)
     expect(res.body.data.market.mark.sourceTimestamp).toMatch(ISO)
   })
 

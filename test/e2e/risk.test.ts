@@ -146,7 +146,9 @@ describe('liquidation and settlement', () => {
   })
 
   it('settles a future at its expiry at the spot TWAP, closes positions, lists the next quarter', async () => {
-    const [f1] = btcFutures()
+    // The front quarterly, unless its last hour has begun: the test moves the engine's clock forward
+    // through the settlement window, never back into it.
+    const [f1] = btcFutures().filter((id) => Date.parse(`${id.slice(-10)}T08:00:00Z`) > testClock.now() + 60 * 60_000)
     const dave = await user(h.api, h.ex, '50000')
     const mm = await user(h.api, h.ex, '50000')
     await pushBtcCurve(h.api, '95000')

@@ -5,15 +5,20 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { testClock } from './clock.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const MAIN_BUNDLE = 'dist/app/main.mjs'
 
-/** Starts the built exchange with `env` over a minimal environment (PATH only); output as `stdio` says. */
+/**
+ * Starts the built exchange with `env` over a minimal environment (PATH only); output as `stdio` says.
+ * A test process (NODE_ENV=test) runs on the test's clock (CLOCK_OFFSET_MS), so both read the same "now".
+ */
 export function spawnMain(env: Record<string, string>, stdio: StdioOptions = 'pipe'): ChildProcess {
+  const clock = env['NODE_ENV'] === 'test' ? { CLOCK_OFFSET_MS: String(testClock.now() - Date.now()) } : {}
   return spawn(process.execPath, ['--enable-source-maps', MAIN_BUNDLE], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...clock, ...env },
     stdio,
   })
 }

@@ -90,6 +90,13 @@ describe('configuration', () => {
     expect([c.jwtSecret, c.jwtSecretIsDevDefault]).toEqual(['x'.repeat(32), false])
   })
 
+  it.each(['ENGINE_FAULT', 'CLOCK_OFFSET_MS'])('honours the test seam %s only with NODE_ENV=test', (name) => {
+    const value = name === 'ENGINE_FAULT' ? 'kill-after-commit' : '3600000'
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name} is a test seam`))
+    expect(() => loadConfig({ NODE_ENV: 'test', [name]: value })).not.toThrow()
+    expect(loadConfig({ NODE_ENV: 'test', CLOCK_OFFSET_MS: '-5000' }).clockOffsetMs).toBe(-5_000)
+  })
+
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required when NODE_ENV=production/)
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'p'.repeat(40) }).jwtSecret).toBe('p'.repeat(40))
