@@ -1,6 +1,7 @@
 // The default product catalog: every family, every parameter. The listing job turns it into markets
 // (src/domain/listing.ts); nothing else hard-codes a tick, a fee or a strike grid.
 import type { AssetClass, Family } from '../domain/market.js'
+import { smileAt } from '../domain/pricing/volSurface.js'
 
 export interface LinearParams {
   tickSize: string
@@ -135,5 +136,5 @@ export function familyCatalog(family: string): FamilyCatalog | undefined {
 
 /** The smile for an expiry `tenorDays` away: the first surface entry whose tenor covers it. */
 export function smileFor(options: OptionsParams, tenorDays: number): VolSmile {
-  return options.volSurface.find((s) => tenorDays <= s.tenorDays) ?? options.volSurface[options.volSurface.length - 1]!
+  return smileAt(options.volSurface, tenorDays)
 }

@@ -93,6 +93,7 @@ export function plannedMarkets(catalog: readonly FamilyCatalog[], ctx: ListingCo
               expiryMs,
               strike,
               optionType,
+              pricing: { rate: fam.rate, volSurface: fam.options.volSurface },
             }),
           )
         }

@@ -14,6 +14,13 @@ export type MarketStatus = (typeof MARKET_STATUSES)[number]
 
 export type OptionType = 'call' | 'put'
 
+/** An option's pricing inputs, fixed when it is listed (DESIGN.md §5): the family's continuously
+ * compounded rate for the synthetic forward and its volatility surface (a smile per tenor). */
+export interface OptionPricing {
+  rate: number
+  volSurface: Array<{ tenorDays: number; atmVol: number; skew: number; smile: number }>
+}
+
 /** Everything fixed about a market when it is listed. Decimal values are canonical decimal strings. */
 export interface MarketSpec {
   id: string
@@ -40,6 +47,8 @@ export interface MarketSpec {
   initialMarginPct: string
   maintenanceMarginPct: string
   listedAtMs: number
+  /** Options only (null or absent for linear markets). */
+  pricing?: OptionPricing | null
 }
 
 export function isLinear(type: MarketType): boolean {
@@ -70,5 +79,6 @@ export function canonicalSpec(s: MarketSpec): MarketSpec {
     initialMarginPct: s.initialMarginPct,
     maintenanceMarginPct: s.maintenanceMarginPct,
     listedAtMs: s.listedAtMs,
+    pricing: s.pricing ?? null,
   }
 }

@@ -18,6 +18,9 @@ export interface Position {
   lots: number
   /** Micro-USDC paid for the open lots (always ≥ 0); average price = cost / |lots|. */
   cost: bigint
+  /** Options: Σ price × lots of the open lots in tick·lots, for the average price in underlying units
+   * (cost is the USDC premium, converted at each fill's index). 0 for linear positions. */
+  openTickLots: bigint
   /** Cumulative realized PnL, micro-USDC. */
   realized: bigint
   /** Cumulative funding received (negative: paid), micro-USDC. */

@@ -40,6 +40,9 @@ export interface FillRow {
   lots: number
   fee: bigint
   feeBps: string
+  /** Options: the USDC premium and the spot index (in the spot market's ticks) it converted at. */
+  premium: bigint | null
+  indexTicks: number | null
   at: number
 }
 

@@ -5,6 +5,7 @@ import type { ErrorCode, ErrorDetails } from '../domain/errors.js'
 import type { UserBucket } from '../domain/buckets.js'
 import type { MarketSpec } from '../domain/market.js'
 import type { OrderSpec } from '../domain/orders.js'
+import type { MarketKind } from './admission.js'
 
 export interface MarkInput {
   marketId: string
@@ -27,14 +28,15 @@ export type Command =
   | { type: 'Faucet'; userId: string; amountMicro: string; dailyCapMicro: string }
   | { type: 'Genesis'; userId: string; usdcMicro: string; holdings: Array<{ marketId: string; lots: number }> }
   | { type: 'Transfer'; userId: string; from: UserBucket; to: UserBucket; amountMicro: string }
-  // orders
-  | { type: 'PlaceOrder'; userId: string; order: OrderSpec }
+  // orders: `kind` says which paths a command came by (`/orders` options, `/perps/...` linear); a market or
+  // order of the other kind is refused as unknown. Without it: linear markets to place, any order to cancel.
+  | { type: 'PlaceOrder'; userId: string; order: OrderSpec; kind?: MarketKind }
   /** Runs PlaceOrder's checks and changes nothing. */
-  | { type: 'PreviewOrder'; userId: string; order: OrderSpec }
-  | { type: 'CancelOrder'; userId: string; orderId: string }
-  | { type: 'ModifyOrder'; userId: string; orderId: string; priceTicks: number | null; lots: number | null }
-  | { type: 'CancelAll'; userId: string; marketId?: string | null; quoteId?: string | null; clientOrderId?: string | null }
-  | { type: 'PlaceQuotes'; userId: string; marketId: string; quoteId: string | null; orders: OrderSpec[]; cancelFirst: boolean; amend?: boolean }
+  | { type: 'PreviewOrder'; userId: string; order: OrderSpec; kind?: MarketKind }
+  | { type: 'CancelOrder'; userId: string; orderId: string; kind?: MarketKind }
+  | { type: 'ModifyOrder'; userId: string; orderId: string; priceTicks: number | null; lots: number | null; kind?: MarketKind }
+  | { type: 'CancelAll'; userId: string; marketId?: string | null; quoteId?: string | null; clientOrderId?: string | null; kind?: MarketKind }
+  | { type: 'PlaceQuotes'; userId: string; marketId: string; quoteId: string | null; orders: OrderSpec[]; cancelFirst: boolean; amend?: boolean; kind?: MarketKind }
   | { type: 'CancelAllAfter'; userId: string; timeoutMs: number }
 
 export type CommandType = Command['type']

@@ -21,6 +21,7 @@ import type { Order } from './order.js'
 import { EngineState, type Counter } from './state.js'
 import { TouchList } from './touchList.js'
 import { BalancePayload, BookDeltaPayload, OrderPayload } from './payloads.js'
+import { optionsLocked } from './optionMargin.js'
 
 export class Engine implements Ctx {
   readonly state: EngineState
@@ -91,6 +92,11 @@ export class Engine implements Ctx {
     this.touchedAccounts.add(account)
   }
 
+  touchBalances(account: Account): void {
+    this.changes.addBalances(account)
+    this.touchedAccounts.add(account)
+  }
+
   touchPosition(position: Position): void {
     this.changes.addPosition(position)
   }
@@ -98,17 +104,17 @@ export class Engine implements Ctx {
   private dispatch(cmd: Command, commandId: string): unknown {
     switch (cmd.type) {
       case 'PlaceOrder':
-        return placeOrder(this, cmd.userId, cmd.order)
+        return placeOrder(this, cmd.userId, cmd.order, cmd.kind)
       case 'PreviewOrder':
-        return previewOrder(this, cmd.userId, cmd.order)
+        return previewOrder(this, cmd.userId, cmd.order, cmd.kind)
       case 'CancelOrder':
-        return cancelOrder(this, cmd.userId, cmd.orderId)
+        return cancelOrder(this, cmd.userId, cmd.orderId, cmd.kind)
       case 'ModifyOrder':
-        return modifyOrder(this, cmd.userId, cmd.orderId, cmd.priceTicks, cmd.lots)
+        return modifyOrder(this, cmd.userId, cmd.orderId, cmd.priceTicks, cmd.lots, cmd.kind)
       case 'CancelAll':
-        return cancelAll(this, cmd.userId, cmd)
+        return cancelAll(this, cmd.userId, cmd, cmd.kind)
       case 'PlaceQuotes':
-        return placeQuotes(this, cmd.userId, cmd.marketId, cmd.quoteId, cmd.orders, cmd.cancelFirst, cmd.amend === true)
+        return placeQuotes(this, cmd.userId, cmd.marketId, cmd.quoteId, cmd.orders, cmd.cancelFirst, cmd.amend === true, cmd.kind)
       case 'CancelAllAfter':
         return cancelAllAfter(this, cmd.userId, cmd.timeoutMs)
       case 'Tick':
@@ -141,13 +147,16 @@ export class Engine implements Ctx {
     const orders = this.touchedOrders
     for (let i = 0; i < orders.size; i++) {
       const order = orders.get(i)
-      this.emit(order.account.streams.orders, 'OrderUpdate', new OrderPayload(order, this.state.markets.get(order.marketId)!))
+      const market = this.state.markets.get(order.marketId)!
+      this.emit(order.account.streams.orders, 'OrderUpdate', new OrderPayload(order, market))
+      // An option order changes what the options bucket holds back: its balance is news too.
+      if (!market.linear) this.touchBalances(order.account)
     }
     orders.clear()
     const accounts = this.touchedAccounts
     for (let i = 0; i < accounts.size; i++) {
       const account = accounts.get(i)
-      if (account.userId !== SYSTEM_USER) this.emit(account.streams.balances, 'BalanceUpdate', new BalancePayload(account))
+      if (account.userId !== SYSTEM_USER) this.emit(account.streams.balances, 'BalanceUpdate', new BalancePayload(account, optionsLocked(this.state, account)))
     }
     accounts.clear()
   }

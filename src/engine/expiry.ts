@@ -4,7 +4,7 @@
 import { D } from '../domain/decimal.js'
 import { engineId } from '../domain/ids.js'
 import type { Ctx } from './context.js'
-import { cancelOrders } from './handlers/orders.js'
+import { cancelOrders } from './orderLifecycle.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { PositionEventRow } from './positionEvents.js'
 import { movePosition } from './settlement.js'

@@ -159,7 +159,7 @@ function portfolio(account: Account, extra: readonly WhatIf[], withMm: boolean, 
     if (market.risk) equity += unrealized(market, p, market.risk.markTicks)
     addExposure(extra, families, withMm, only, market, p.lots, account.exposure.get(market.spec.id))
   }
-  for (const e of account.exposure.values()) if (!holdsCross(account, e.market)) addExposure(extra, families, withMm, only, e.market, 0, e)
+  for (const e of account.exposure.values()) if (e.market.linear && !holdsCross(account, e.market)) addExposure(extra, families, withMm, only, e.market, 0, e)
   for (let i = 0; i < extra.length; i++) {
     const market = extra[i]!.market
     if (holdsCross(account, market) || account.exposure.has(market.spec.id)) continue

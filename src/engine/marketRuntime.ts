@@ -8,6 +8,7 @@ import { streams } from './events.js'
 import type { PerpState } from './perpetual.js'
 import type { TwapState } from './expiry.js'
 import type { RiskArrays } from './margin.js'
+import type { OptionLinks, OptionTerms, OptionValuation } from './optionPricing.js'
 import type { Counter, CounterSource } from './state.js'
 
 /** Rates are integers in millionths: a fee of 5 bps is 500, a margin of 10% is 100,000. */
@@ -29,6 +30,12 @@ export class MarketRuntime {
   twap: TwapState | null = null
   /** Linear derivatives: the risk arrays at the current mark (derived from it, not serialized). */
   risk: RiskArrays | null = null
+  /** Options (optionPricing.ts), derived and cached, never serialized: the terms, the linked spot and
+   * future, the exact premium factors, and the valuation at the current marks. */
+  terms: OptionTerms | null = null
+  optionLinks: OptionLinks | null = null
+  optionFactors: { premium: [bigint, bigint]; notional: [bigint, bigint] } | null = null
+  valuation: OptionValuation | null = null
   readonly tick: Decimal
   readonly step: Decimal
   /** Ticks → price string and lots → quantity string, for events and rows. */

@@ -1,4 +1,5 @@
-// Orders entering and leaving the book, with their reservations and bookkeeping kept in step.
+// Orders entering and leaving the book, with their reservations and bookkeeping kept in step, and the
+// account's open orders found and cancelled by filter.
 import { engineId } from '../domain/ids.js'
 import type { OrderSpec } from '../domain/orders.js'
 import { BUY, SELL } from './book/types.js'
@@ -128,4 +129,29 @@ export function retire(ctx: Ctx, market: MarketRuntime, order: Order): void {
   ctx.state.orders.delete(order.id)
   if (isWaiting(order)) ctx.state.waiting.get(order.marketId)?.delete(order)
   trackOpen(account, order, false)
+}
+
+export interface CancelFilter {
+  marketId?: string | null
+  quoteId?: string | null
+  clientOrderId?: string | null
+}
+
+/** The account's open orders, oldest first, that match the filter. */
+export function openOrdersOf(account: Account, filter: CancelFilter = {}): Order[] {
+  const out: Order[] = []
+  for (const [marketId, orders] of account.marketOrders) {
+    if (filter.marketId && marketId !== filter.marketId) continue
+    for (const o of orders) {
+      if (filter.quoteId && o.quoteId !== filter.quoteId) continue
+      if (filter.clientOrderId && o.clientOrderId !== filter.clientOrderId) continue
+      out.push(o)
+    }
+  }
+  return out.sort((a, b) => a.seq - b.seq)
+}
+
+export function cancelOrders(ctx: Ctx, orders: readonly Order[], reason: string): string[] {
+  for (const o of orders) if (o.status === 'open') closeOrder(ctx, ctx.state.markets.get(o.marketId)!, o, 'canceled', reason, !isWaiting(o))
+  return orders.map((o) => o.id)
 }

@@ -3,6 +3,7 @@
 // of decimal formatting is paid by the transport that sends it, not by the engine's hot path.
 import { microToString } from '../domain/decimal.js'
 import type { Account } from './account.js'
+import type { FillRow } from './changes.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import { orderView } from './views.js'
@@ -38,7 +39,10 @@ export class BalancePayload {
   private readonly perps: bigint
   private readonly options: bigint
   private readonly spotLocked: bigint
-  constructor(a: Account) {
+  private readonly optionsLocked: bigint
+  /** `optionsLocked`: the options bucket's locked part (optionMargin.ts), computed by the caller. */
+  constructor(a: Account, optionsLocked: bigint) {
+    this.optionsLocked = optionsLocked
     this.wallet = a.balance('wallet')
     this.spot = a.balance('spot')
     this.perps = a.balance('perps')
@@ -52,6 +56,7 @@ export class BalancePayload {
       perps: microToString(this.perps),
       options: microToString(this.options),
       spotLocked: microToString(this.spotLocked),
+      optionsLocked: microToString(this.optionsLocked),
     }
   }
 }
@@ -104,14 +109,19 @@ export class TradePayload {
 export class FillPayload {
   constructor(
     private readonly market: MarketRuntime,
-    private readonly fill: { id: string; orderId: string; side: 'buy' | 'sell'; role: 'taker' | 'maker'; priceTicks: number; lots: number; fee: bigint; feeBps: string; at: number },
+    private readonly fill: FillRow,
+    /** Options: the spot market, whose tick the fill's index is in. */
+    private readonly spot: MarketRuntime | null = null,
   ) {}
   toJSON() {
     const m = this.market
     const f = this.fill
     return {
       tradeId: f.id, marketId: m.spec.id, orderId: f.orderId, side: f.side, role: f.role, price: m.prices.format(f.priceTicks),
-      quantity: m.quantities.format(f.lots), fee: microToString(f.fee), feeBps: f.feeBps, tsMs: f.at,
+      quantity: m.quantities.format(f.lots), fee: microToString(f.fee), feeBps: f.feeBps,
+      premium: f.premium === null ? null : microToString(f.premium),
+      indexPrice: f.indexTicks === null || !this.spot ? null : this.spot.prices.format(f.indexTicks),
+      tsMs: f.at,
     }
   }
 }

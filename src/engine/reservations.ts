@@ -1,7 +1,7 @@
 // What an open order holds back so that it can always be honoured: a spot buy holds the USDC for its
 // remainder at its limit plus the larger fee, a spot sell its base lots, an isolated order the initial
-// margin of its remainder; a cross order counts in its account's exposure, which the portfolio margin
-// prices together with the positions. Reduce-only orders and orders waiting for a trigger hold nothing.
+// margin of its remainder; a cross order (and every option order) counts in its account's exposure,
+// which the portfolio margin (the options bucket) prices together with the positions. Reduce-only orders and orders waiting for a trigger hold nothing.
 import type { Account, OrderExposure } from './account.js'
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
 import { isWaiting, remainingLots, type Order } from './order.js'
@@ -56,7 +56,9 @@ export function reserve(account: Account, market: MarketRuntime, order: Order): 
   const open = order.status === 'open' && order.priceTicks !== null && !isWaiting(order)
   const lots = open ? remainingLots(order) : 0
   if (market.spec.type !== 'spot' && order.marginMode !== 'isolated') {
-    count(account, market, order, order.reduceOnly ? 0 : lots, lots === 0 ? 0 : order.priceTicks!)
+    // A reduce-only order only closes: it holds nothing, except an option buy, which pays its premium.
+    const holds = !order.reduceOnly || (!market.linear && order.side === 'buy')
+    count(account, market, order, holds ? lots : 0, lots === 0 ? 0 : order.priceTicks!)
     return
   }
   const next = lots > 0 && !(order.reduceOnly && market.spec.type !== 'spot') ? reservationFor(market, order.side, order.priceTicks!, lots) : 0n

@@ -1,5 +1,6 @@
 // A trade between a taker and a resting maker: both orders filled, positions moved, fees charged,
-// realized PnL paid through the clearing account, fills recorded, trade and fill events emitted.
+// realized PnL paid through the clearing account (options: the premium, optionTrade.ts), fills
+// recorded, trade and fill events emitted.
 // All amounts are integers: micro-USDC as bigint, quantities in lots, prices in ticks.
 import { engineId } from '../domain/ids.js'
 import type { MarginMode } from '../domain/orders.js'
@@ -12,13 +13,15 @@ import { retire, trimReduceOnly } from './orderLifecycle.js'
 import { reserve } from './reservations.js'
 import { FillPayload, TradePayload } from './payloads.js'
 import { armAttached } from './triggers.js'
+import { settleOptionTrade, type OptionFill } from './optionTrade.js'
+import { optionLinks } from './optionPricing.js'
 
 /** The account's position in a market, created flat when first needed. */
 export function positionIn(account: Account, market: MarketRuntime, mode: MarginMode, now: number): Position {
   const marketId = market.spec.id
   let p = account.positions.get(marketId)
   if (!p) {
-    p = { userId: account.userId, marketId, market, marginMode: mode, lots: 0, cost: 0n, realized: 0n, funding: 0n, isolatedMargin: 0n, updatedAt: now, changedIn: 0 }
+    p = { userId: account.userId, marketId, market, marginMode: mode, lots: 0, cost: 0n, openTickLots: 0n, realized: 0n, funding: 0n, isolatedMargin: 0n, updatedAt: now, changedIn: 0 }
     account.positions.set(marketId, p)
   }
   return p
@@ -81,7 +84,7 @@ function applyToPosition(market: MarketRuntime, p: Position, side: 'buy' | 'sell
   return pnl
 }
 
-function fillRow(ctx: Ctx, market: MarketRuntime, o: Order, matchId: string, role: 'taker' | 'maker', priceTicks: number, lots: number, fee: bigint) {
+function fillRow(ctx: Ctx, market: MarketRuntime, o: Order, matchId: string, role: 'taker' | 'maker', priceTicks: number, lots: number, fee: bigint, option: OptionFill | null) {
   const row = {
     // One id per match; each side's fill is the match id with its role, unique and sortable.
     id: role === 'taker' ? `${matchId}T` : `${matchId}M`,
@@ -95,6 +98,8 @@ function fillRow(ctx: Ctx, market: MarketRuntime, o: Order, matchId: string, rol
     lots,
     fee,
     feeBps: role === 'taker' ? market.spec.takerFeeBps : market.spec.makerFeeBps,
+    premium: option && option.premium,
+    indexTicks: option && option.indexTicks,
     at: ctx.now,
   }
   ctx.changes.fills.push(row)
@@ -133,9 +138,6 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   const system = state.system
   const takerAccount = taker.account
   const makerAccount = maker.account
-  const notional = market.notional(priceTicks, lots)
-  const takerFee = applyRate(notional, market.takerFee)
-  const makerFee = applyRate(notional, market.makerFee)
   const matchId = engineId(ctx.now, state.advance(state.matchSeq))
 
   const takerBefore = taker.filledLots
@@ -150,7 +152,41 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
     retire(ctx, market, maker)
   } else reserve(makerAccount, market, maker)
 
-  const bucket = market.spec.type === 'spot' ? 'spot' : 'perps'
+  const bucket = market.spec.type === 'spot' ? 'spot' : market.linear ? 'perps' : 'options'
+  let takerFee: bigint
+  let makerFee: bigint
+  let option: OptionFill | null = null
+  if (!market.linear) {
+    option = settleOptionTrade(ctx, market, taker, maker, priceTicks, lots, matchId)
+    takerFee = option.takerFee
+    makerFee = option.makerFee
+  } else {
+    const notional = market.notional(priceTicks, lots)
+    takerFee = applyRate(notional, market.takerFee)
+    makerFee = applyRate(notional, market.makerFee)
+    settleLinear(ctx, market, taker, maker, priceTicks, lots, notional, matchId)
+  }
+  move(ctx, takerAccount, bucket, system, 'fees', takerFee, 'fee', matchId)
+  move(ctx, makerAccount, bucket, system, 'fees', makerFee, 'fee', matchId)
+
+  const takerFill = fillRow(ctx, market, taker, matchId, 'taker', priceTicks, lots, takerFee, option)
+  const makerFill = fillRow(ctx, market, maker, matchId, 'maker', priceTicks, lots, makerFee, option)
+  ctx.emit(market.streams.trades, 'Trade', new TradePayload(market, matchId, priceTicks, lots, taker.side, ctx.now))
+  const spot = option && optionLinks(state, market).spot
+  ctx.emit(takerAccount.streams.fills, 'Fill', new FillPayload(market, takerFill, spot))
+  ctx.emit(makerAccount.streams.fills, 'Fill', new FillPayload(market, makerFill, spot))
+  armAttached(ctx, market, taker, takerBefore)
+  armAttached(ctx, market, maker, makerBefore)
+  ctx.touchOrder(taker)
+  ctx.touchOrder(maker)
+  trimReduceOnly(ctx, market, takerAccount, taker)
+  if (makerAccount !== takerAccount) trimReduceOnly(ctx, market, makerAccount, taker)
+}
+
+/** The linear legs of a trade: spot USDC against holdings, or derivative positions with realized PnL. */
+function settleLinear(ctx: Ctx, market: MarketRuntime, taker: Order, maker: Order, priceTicks: number, lots: number, notional: bigint, matchId: string): void {
+  const takerAccount = taker.account
+  const makerAccount = maker.account
   if (market.spec.type === 'spot') {
     const buyer = taker.side === 'buy' ? takerAccount : makerAccount
     const seller = taker.side === 'buy' ? makerAccount : takerAccount
@@ -161,18 +197,4 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
     movePosition(ctx, market, takerAccount, positionFor(ctx, takerAccount, market, taker), taker.side, lots, priceTicks, notional, matchId, 'realized_pnl')
     movePosition(ctx, market, makerAccount, positionFor(ctx, makerAccount, market, maker), maker.side, lots, priceTicks, notional, matchId, 'realized_pnl')
   }
-  move(ctx, takerAccount, bucket, system, 'fees', takerFee, 'fee', matchId)
-  move(ctx, makerAccount, bucket, system, 'fees', makerFee, 'fee', matchId)
-
-  const takerFill = fillRow(ctx, market, taker, matchId, 'taker', priceTicks, lots, takerFee)
-  const makerFill = fillRow(ctx, market, maker, matchId, 'maker', priceTicks, lots, makerFee)
-  ctx.emit(market.streams.trades, 'Trade', new TradePayload(market, matchId, priceTicks, lots, taker.side, ctx.now))
-  ctx.emit(takerAccount.streams.fills, 'Fill', new FillPayload(market, takerFill))
-  ctx.emit(makerAccount.streams.fills, 'Fill', new FillPayload(market, makerFill))
-  armAttached(ctx, market, taker, takerBefore)
-  armAttached(ctx, market, maker, makerBefore)
-  ctx.touchOrder(taker)
-  ctx.touchOrder(maker)
-  trimReduceOnly(ctx, market, takerAccount, taker)
-  if (makerAccount !== takerAccount) trimReduceOnly(ctx, market, makerAccount, taker)
 }

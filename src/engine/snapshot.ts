@@ -17,7 +17,7 @@ import { reserve, trackOpen } from './reservations.js'
 import { EngineState, type Mark } from './state.js'
 import { waitingIn } from './triggers.js'
 
-export const SNAPSHOT_VERSION = 3
+export const SNAPSHOT_VERSION = 4
 
 /** A market's running engine state beyond its book (stored in markets.engineState too). */
 export interface MarketEngineState {
@@ -53,6 +53,7 @@ export interface PositionSnapshot {
   marginMode: MarginMode
   lots: number
   cost: string
+  openTickLots: string
   realized: string
   funding: string
   isolatedMargin: string
@@ -94,7 +95,7 @@ export function accountSnapshot(a: Account, now: number): AccountSnapshot {
     balances: [...a.balances.entries()].filter(([, v]) => nonZero(v)).map(([b, v]): [Bucket, string] => [b, v.toString()]).sort(byKey(([b]) => b)),
     positions: [...a.positions.values()]
       .map((p) => ({
-        marketId: p.marketId, marginMode: p.marginMode, lots: p.lots, cost: p.cost.toString(), realized: p.realized.toString(),
+        marketId: p.marketId, marginMode: p.marginMode, lots: p.lots, cost: p.cost.toString(), openTickLots: p.openTickLots.toString(), realized: p.realized.toString(),
         funding: p.funding.toString(), isolatedMargin: p.isolatedMargin.toString(), updatedAt: p.updatedAt,
       }))
       .sort(byKey((p) => p.marketId)),
@@ -154,7 +155,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     for (const p of a.positions) {
       const market = state.markets.get(p.marketId)!
       account.positions.set(p.marketId, {
-        ...p, userId: a.userId, market, cost: BigInt(p.cost), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
+        ...p, userId: a.userId, market, cost: BigInt(p.cost), openTickLots: BigInt(p.openTickLots), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
       })
       if (market.spec.type !== 'spot') state.trackHolding(account, 0, p.lots)
     }

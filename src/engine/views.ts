@@ -21,7 +21,7 @@ export function orderView(o: Order, m: MarketRuntime): OrderView {
     status: o.status,
     postOnly: o.postOnly,
     reduceOnly: o.reduceOnly,
-    marginMode: o.marginMode,
+    marginMode: m.linear ? o.marginMode : null,
     stopPrice: price(o.stopTicks),
     takeProfitPrice: price(o.takeProfitTicks),
     stopLossPrice: price(o.stopLossTicks),

@@ -8,6 +8,8 @@ import type { MarketRuntime } from '../engine/marketRuntime.js'
 import type { EngineState } from '../engine/state.js'
 import { rateString } from '../engine/perpetual.js'
 import { marketEngineState } from '../engine/snapshot.js'
+import { optionsLocked } from '../engine/optionMargin.js'
+import { optionLinks } from '../engine/optionPricing.js'
 import { ENGINE } from './engineOffsets.js'
 import { inTransaction } from './pg.js'
 
@@ -33,6 +35,7 @@ function marketRow(m: MarketRuntime) {
     strike: s.strike, optionType: s.optionType, staleMarkMs: s.staleMarkMs, initialMarginPct: s.initialMarginPct,
     maintenanceMarginPct: s.maintenanceMarginPct, listedAt: iso(s.listedAtMs), settledAt: iso(m.settledAtMs),
     settlementPrice: m.settlementPrice, bookSeq: m.bookSeq, engineState: marketEngineState(m),
+    pricing: s.pricing ?? null,
   }
 }
 
@@ -40,6 +43,12 @@ function marketRow(m: MarketRuntime) {
 function avgPrice(m: MarketRuntime, cost: bigint, lots: number): string {
   if (lots === 0) return '0'
   return formatDecimal(D(cost.toString()).div(D(Math.abs(lots)).mul(m.step).mul(1_000_000)).toDecimalPlaces(18))
+}
+
+/** An option position's average price, in underlying units: its open tick·lots over its lots. */
+function optionAvgPrice(m: MarketRuntime, openTickLots: bigint, lots: number): string {
+  if (lots === 0) return '0'
+  return formatDecimal(D(openTickLots.toString()).mul(m.tick).div(Math.abs(lots)).toDecimalPlaces(18))
 }
 
 type Statement = [sql: string, rows: unknown[]]
@@ -91,7 +100,8 @@ function statements(state: EngineState, c: Changes): Statement[] {
         return {
           id: f.id, matchId: f.matchId, marketId: f.marketId, orderId: f.orderId, userId: f.userId, side: f.side, role: f.role,
           price: m.prices.format(f.priceTicks), quantity: m.quantities.format(f.lots), fee: microToString(f.fee),
-          feeBps: f.feeBps, createdAt: iso(f.at),
+          feeBps: f.feeBps, premium: f.premium === null ? null : microToString(f.premium),
+          indexPrice: f.indexTicks === null ? null : optionLinks(state, m).spot.prices.format(f.indexTicks), createdAt: iso(f.at),
         }
       }),
     ])
@@ -101,13 +111,14 @@ function statements(state: EngineState, c: Changes): Statement[] {
     out.push([
       `INSERT INTO positions SELECT * FROM json_populate_recordset(NULL::positions, $1::json)
        ON CONFLICT ("userId", "marketId") DO UPDATE SET "marginMode" = EXCLUDED."marginMode", quantity = EXCLUDED.quantity,
-         "avgPrice" = EXCLUDED."avgPrice", cost = EXCLUDED.cost, "realizedPnl" = EXCLUDED."realizedPnl",
+         "avgPrice" = EXCLUDED."avgPrice", cost = EXCLUDED.cost, "openTickLots" = EXCLUDED."openTickLots", "realizedPnl" = EXCLUDED."realizedPnl",
          "fundingPayment" = EXCLUDED."fundingPayment", "isolatedMargin" = EXCLUDED."isolatedMargin", "updatedAt" = EXCLUDED."updatedAt"`,
       c.positions.map((p) => {
         const m = market(p.marketId)
         return {
           userId: p.userId, marketId: p.marketId, marginMode: p.marginMode, quantity: m.quantities.format(p.lots),
-          avgPrice: avgPrice(m, p.cost, p.lots), cost: microToString(p.cost), realizedPnl: microToString(p.realized),
+          avgPrice: m.linear ? avgPrice(m, p.cost, p.lots) : optionAvgPrice(m, p.openTickLots, p.lots), cost: microToString(p.cost),
+          openTickLots: p.openTickLots.toString(), realizedPnl: microToString(p.realized),
           fundingPayment: microToString(p.funding), isolatedMargin: microToString(p.isolatedMargin), updatedAt: iso(p.updatedAt),
         }
       }),
@@ -116,8 +127,16 @@ function statements(state: EngineState, c: Changes): Statement[] {
   if (c.balances.length > 0) {
     out.push([
       `INSERT INTO balances SELECT * FROM json_populate_recordset(NULL::balances, $1::json)
-       ON CONFLICT ("userId", bucket) DO UPDATE SET amount = EXCLUDED.amount, "updatedAt" = EXCLUDED."updatedAt"`,
-      c.balances.flatMap((a) => [...a.balances].map(([bucket, amount]) => ({ userId: a.userId, bucket, amount: microToString(amount), updatedAt: iso(state.now) }))),
+       ON CONFLICT ("userId", bucket) DO UPDATE SET amount = EXCLUDED.amount, locked = EXCLUDED.locked, "updatedAt" = EXCLUDED."updatedAt"`,
+      c.balances.flatMap((a) => {
+        const locked = optionsLocked(state, a)
+        const rows = [...a.balances].map(([bucket, amount]) => ({
+          userId: a.userId, bucket, amount: microToString(amount), locked: microToString(bucket === 'options' ? locked : 0n), updatedAt: iso(state.now),
+        }))
+        // A bucket never credited has no row; an options lock with no options balance still shows.
+        if (locked !== 0n && !a.balances.has('options')) rows.push({ userId: a.userId, bucket: 'options', amount: '0', locked: microToString(locked), updatedAt: iso(state.now) })
+        return rows
+      }),
     ])
   }
   if (c.ledger.length > 0) {

@@ -40,8 +40,8 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
     const a = account(r.userId)
     if (!D(r.amount).isZero()) a.balances.push([r.bucket, micro(r.amount)])
   }
-  const positions = await pool.query<{ userId: string; marketId: string; marginMode: MarginMode; quantity: string; cost: string; realizedPnl: string; fundingPayment: string; isolatedMargin: string; updatedAt: Date }>(
-    `SELECT "userId", "marketId", "marginMode", quantity, cost, "realizedPnl", "fundingPayment", "isolatedMargin", "updatedAt" FROM positions`,
+  const positions = await pool.query<{ userId: string; marketId: string; marginMode: MarginMode; quantity: string; cost: string; openTickLots: string; realizedPnl: string; fundingPayment: string; isolatedMargin: string; updatedAt: Date }>(
+    `SELECT "userId", "marketId", "marginMode", quantity, cost, "openTickLots", "realizedPnl", "fundingPayment", "isolatedMargin", "updatedAt" FROM positions`,
   )
   for (const r of positions.rows) {
     account(r.userId).positions.push({
@@ -49,6 +49,7 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
       marginMode: r.marginMode,
       lots: lots(r.marketId, r.quantity),
       cost: micro(r.cost),
+      openTickLots: D(r.openTickLots).toFixed(0),
       realized: micro(r.realizedPnl),
       funding: micro(r.fundingPayment),
       isolatedMargin: micro(r.isolatedMargin),

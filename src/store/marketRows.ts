@@ -1,6 +1,6 @@
 // Market rows to domain values, for both pg (NUMERIC as text) and Prisma (Decimal objects) reads.
 import type { MarketEngineState } from '../engine/snapshot.js'
-import { canonicalSpec, type AssetClass, type Family, type MarketSpec, type MarketStatus, type MarketType, type OptionType } from '../domain/market.js'
+import { canonicalSpec, type AssetClass, type Family, type MarketSpec, type MarketStatus, type MarketType, type OptionPricing, type OptionType } from '../domain/market.js'
 
 type Numeric = string | { toFixed(): string }
 
@@ -40,6 +40,7 @@ export interface MarketRow {
   settlementPrice: Numeric | null
   bookSeq: string | bigint
   engineState: unknown
+  pricing?: unknown
 }
 
 /** A market as listed: its spec plus what changes over its life. */
@@ -77,6 +78,7 @@ export function listedMarket(r: MarketRow): ListedMarket {
       initialMarginPct: numeric(r.initialMarginPct),
       maintenanceMarginPct: numeric(r.maintenanceMarginPct),
       listedAtMs: r.listedAt.getTime(),
+      pricing: (r.pricing ?? null) as OptionPricing | null,
     }),
     status: r.status as MarketStatus,
     bookSeq: Number(r.bookSeq),

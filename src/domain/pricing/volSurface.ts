@@ -26,3 +26,8 @@ export function smileVol(params: SmileParams, forward: number, strike: number, t
   const vol = atmVol + skew * m + smile * m * m
   return Math.min(maxVol, Math.max(minVol, vol))
 }
+
+/** The smile for an expiry `tenorDays` away: the first surface entry whose tenor covers it, else the last. */
+export function smileAt<S extends { tenorDays: number }>(surface: readonly S[], tenorDays: number): S {
+  return surface.find((s) => tenorDays <= s.tenorDays) ?? surface[surface.length - 1]!
+}

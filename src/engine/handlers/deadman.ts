@@ -2,7 +2,8 @@
 // engine clock passes its deadline without a refresh. The scheduler's Tick carries the clock forward.
 import { DomainError } from '../../domain/errors.js'
 import type { Ctx } from '../context.js'
-import { cancelOrders, openOrdersOf, tradingAccount } from './orders.js'
+import { tradingAccount } from '../admission.js'
+import { cancelOrders, openOrdersOf } from '../orderLifecycle.js'
 
 export const MIN_TIMEOUT_MS = 1_000
 export const MAX_TIMEOUT_MS = 600_000

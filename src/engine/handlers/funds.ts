@@ -8,7 +8,7 @@ import type { Ctx } from '../context.js'
 import { move } from '../ledger.js'
 import { crossMargin, insufficient } from '../margin.js'
 import { positionIn } from '../settlement.js'
-import { tradingAccount } from './orders.js'
+import { tradingAccount } from '../admission.js'
 
 const DAY_MS = 86_400_000
 

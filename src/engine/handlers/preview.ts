@@ -10,7 +10,9 @@ import { BUY, SELL } from '../book/types.js'
 import type { Ctx } from '../context.js'
 import { crossMargin, orderMarginImpact } from '../margin.js'
 import { applyRate, type MarketRuntime } from '../marketRuntime.js'
-import { checkNewOrder, checkSpec, linearMarket, requireActive, tradingAccount } from './orders.js'
+import { optionsBucket } from '../optionMargin.js'
+import { optionBand, optionFee, optionLinks, premiumOf, valuationOf } from '../optionPricing.js'
+import { checkNewOrder, checkSpec, marketOf, requireActive, tradingAccount, type MarketKind } from '../admission.js'
 
 export interface Preview {
   approved: boolean
@@ -20,14 +22,14 @@ export interface Preview {
   liquidationPrice: string | null
 }
 
-export function previewOrder(ctx: Ctx, userId: string, spec: OrderSpec): Preview {
+export function previewOrder(ctx: Ctx, userId: string, spec: OrderSpec, kind?: MarketKind): Preview {
   let reason: string | null = null
   let market: MarketRuntime | null = null
   let account: Account | null = null
   try {
-    market = linearMarket(ctx, spec?.marketId)
+    market = marketOf(ctx, spec?.marketId, kind)
     checkSpec(spec, market)
-    requireActive(market)
+    requireActive(ctx, market)
     account = tradingAccount(ctx, userId)
     checkNewOrder(ctx, account, market, spec)
   } catch (err) {
@@ -35,6 +37,7 @@ export function previewOrder(ctx: Ctx, userId: string, spec: OrderSpec): Preview
     reason = err.code
   }
   const zero = { approved: reason === null, reason, marginImpact: { initialMargin: '0', maintenanceMargin: '0' }, estimatedFee: '0', liquidationPrice: null }
+  if (market && account && !market.linear) return previewOption(ctx, account, market, spec, zero)
   const ticks = market && ctx.state.markTicks.get(market.spec.id)
   if (!market || !account || !ticks) return zero
   const price = spec.priceTicks ?? ticks.ticks
@@ -83,4 +86,27 @@ function liquidationPrice(ctx: Ctx, account: Account, market: MarketRuntime, spe
   }
   const p = (othersMm - equity + q * k * markTicks) / (k * (q - Math.abs(q) * r))
   return Number.isFinite(p) && p > 0 ? market.prices.format(Math.round(p)) : null
+}
+
+/** An option order's preview: what it takes from the options bucket's available (initial margin of a
+ * sell, premium and fee of a buy) and adds to its maintenance margin, and its fee at the limit. */
+function previewOption(ctx: Ctx, account: Account, market: MarketRuntime, spec: OrderSpec, zero: Preview): Preview {
+  const v = valuationOf(ctx.state, market)
+  if (!v) return zero
+  const { bandLow, bandHigh } = optionBand(market, v)
+  const price = spec.priceTicks ?? (spec.side === 'buy' ? bandHigh : bandLow)
+  const spot = optionLinks(ctx.state, market).spot
+  const crosses = spec.type === 'market' || market.book.wouldCross(spec.side === 'buy' ? BUY : SELL, price)
+  const premium = premiumOf(market, spot, price, spec.lots, v.spotTicks)
+  const estimatedFee = microToString(optionFee(market, spot, spec.lots, v.spotTicks, premium, crosses ? market.takerFee : market.makerFee))
+  if (spec.reduceOnly && spec.side === 'sell') return { ...zero, estimatedFee }
+  try {
+    const before = optionsBucket(ctx.state, account)
+    const after = optionsBucket(ctx.state, account, [{ market, side: spec.side, lots: spec.lots, priceTicks: price }])
+    const im = after.im + after.buyReserve - (before.im + before.buyReserve)
+    return { ...zero, marginImpact: { initialMargin: microToString(im), maintenanceMargin: microToString(after.mm - before.mm) }, estimatedFee }
+  } catch (err) {
+    if (err instanceof DomainError) return { ...zero, estimatedFee }
+    throw err
+  }
 }

@@ -8,10 +8,12 @@ import type { Ctx } from '../context.js'
 import type { MarketRuntime } from '../marketRuntime.js'
 import { isWaiting, remainingLots, type Order } from '../order.js'
 import { newOrder, rest } from '../orderLifecycle.js'
-import { checkOrderMargin, governingMark } from '../margin.js'
+import { checkOrderMargin } from '../margin.js'
+import { checkOptionOrders } from '../optionMargin.js'
 import { reservationFor, reserve, without } from '../reservations.js'
 import { orderView } from '../views.js'
-import { cancelOrders, checkMarginMode, linearMarket, openOrdersOf, requireActive, tradingAccount } from './orders.js'
+import { bandOf, checkMarginMode, marketOf, requireActive, tradingAccount, type MarketKind } from '../admission.js'
+import { cancelOrders, openOrdersOf } from '../orderLifecycle.js'
 
 export const MAX_BULK_QUOTES = 100
 
@@ -22,13 +24,13 @@ export interface QuotesResult {
   results: Array<{ side: 'buy' | 'sell'; response: unknown }>
 }
 
-export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId: string | null, specs: OrderSpec[], cancelFirst: boolean, amend = false): QuotesResult {
-  const market = linearMarket(ctx, marketId)
+export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId: string | null, specs: OrderSpec[], cancelFirst: boolean, amend = false, kind?: MarketKind): QuotesResult {
+  const market = marketOf(ctx, marketId, kind)
   if (!Array.isArray(specs) || specs.length > MAX_BULK_QUOTES || (specs.length === 0 && !cancelFirst)) {
     throw new DomainError('INVALID_REQUEST', `A quote has 1 to ${MAX_BULK_QUOTES} orders`)
   }
   if (amend && !cancelFirst) throw new DomainError('INVALID_REQUEST', 'amend replaces the orders cancelAll would cancel: send it with cancelAll')
-  requireActive(market)
+  requireActive(ctx, market)
   const account = tradingAccount(ctx, userId)
   const toCancel = cancelFirst ? openOrdersOf(account, { marketId }) : []
 
@@ -37,7 +39,7 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
   let bestAsk = Infinity
   let buyNeed = 0n
   let sellNeed = 0n
-  const { ticks } = specs.length > 0 ? governingMark(ctx, market) : { ticks: null }
+  const ticks = specs.length > 0 ? bandOf(ctx, market) : null
   for (const spec of specs) {
     if (spec.marketId !== marketId || spec.type !== 'limit' || spec.timeInForce !== 'gtc' || !spec.postOnly || spec.reduceOnly) {
       throw new DomainError('INVALID_REQUEST', 'Quote orders are post-only gtc limit orders of the quoted market')
@@ -76,6 +78,8 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
       const spot = account.balance('spot') - account.spotLocked
       const base = BigInt(account.holding(marketId) - (account.baseLocked.get(marketId) ?? 0))
       if (buyNeed > spot || sellNeed > base) throw new DomainError('INSUFFICIENT_BALANCE', 'The quote cannot be funded')
+    } else if (!market.linear) {
+      if (specs.length > 0) checkOptionOrders(ctx.state, account, specs.map((s) => ({ market, side: s.side, lots: s.lots, priceTicks: s.priceTicks! })))
     } else if (specs.length > 0) {
       checkMarginMode(account, market, mode, toCancel)
       checkOrderMargin(account, specs.map((s) => ({ market, side: s.side, lots: s.lots, priceTicks: s.priceTicks! })), mode === 'isolated')
