@@ -65,6 +65,8 @@ export class Account {
   reduceOnlyOpen = 0
   /** Positions not flat in derivative markets (EngineState.trackHolding). */
   derivativePositions = 0
+  /** Of those, option positions (EngineState.trackHolding). */
+  optionPositions = 0
   /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */

@@ -1,13 +1,17 @@
-// Futures expiry (DESIGN.md §7): a future settles at the time-weighted average of its family's spot
-// mark over the 30 minutes before expiry; its orders are cancelled and every position is closed at that
-// price with its realized PnL. The TWAP is integrated as spot marks arrive, inside engine commands.
+// Expiry (DESIGN.md §7): a future settles at the time-weighted average of its family's spot mark over
+// the 30 minutes before expiry; its orders are cancelled and every position is closed at that price with
+// its realized PnL. An option settles the same way against the TWAP of its forward's source (the
+// matching future's mark; spot's for a weekly): optionExpiry.ts. The TWAPs are integrated as marks
+// arrive, inside engine commands.
 import { D } from '../domain/decimal.js'
+import { DomainError } from '../domain/errors.js'
 import { engineId } from '../domain/ids.js'
 import type { Ctx } from './context.js'
 import { cancelOrders } from './orderLifecycle.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { PositionEventRow } from './positionEvents.js'
 import { movePosition } from './settlement.js'
+import { optionLinks } from './optionPricing.js'
 
 export const SETTLEMENT_TWAP_MS = 30 * 60_000
 
@@ -27,9 +31,8 @@ export interface TwapState {
 export function sampleSettlementTwaps(ctx: Ctx, family: string): void {
   let spot: MarketRuntime | undefined
   for (const m of ctx.state.markets.values()) if (m.spec.family === family && m.spec.type === 'spot') spot = m
-  const spotMark = spot && ctx.state.marks.get(spot.spec.id)
   for (const f of ctx.state.markets.values()) {
-    if (f.spec.family !== family || f.spec.type !== 'future' || f.status === 'settled') continue
+    if (f.spec.family !== family || (f.spec.type !== 'future' && f.spec.type !== 'option') || f.status === 'settled') continue
     const expiry = f.spec.expiryMs!
     // Tracked from an hour before expiry, so the spot in effect when the window opens is known.
     if (ctx.now < expiry - 2 * SETTLEMENT_TWAP_MS && !f.twap) continue
@@ -43,17 +46,33 @@ export function sampleSettlementTwaps(ctx: Ctx, family: string): void {
       }
     }
     t.at = ctx.now
-    t.ticks = spotMark ? D(spotMark.price).div(f.tick).toDecimalPlaces(0, D.ROUND_HALF_UP).toNumber() : t.ticks
+    // A future's TWAP is of spot in its own ticks; an option's of its forward's source, in that market's.
+    const source = f.spec.type === 'future' ? spot : settlementSource(ctx, f)
+    const unit = f.spec.type === 'future' ? f : source
+    const mark = source && ctx.state.marks.get(source.spec.id)
+    t.ticks = mark && unit ? D(mark.price).div(unit.tick).toDecimalPlaces(0, D.ROUND_HALF_UP).toNumber() : t.ticks
     ctx.changes.markets.add(f.spec.id)
   }
 }
 
-/** The settlement price in ticks: the TWAP, or without samples the last spot (else the future's own mark). */
-function settlementTicks(ctx: Ctx, market: MarketRuntime): number | null {
+/** The market whose mark an option settles against: the matching future, else the family's spot. */
+export function settlementSource(ctx: Ctx, option: MarketRuntime): MarketRuntime | undefined {
+  try {
+    const links = optionLinks(ctx.state, option)
+    return links.future ?? links.spot
+  } catch (err) {
+    if (err instanceof DomainError) return undefined // a family without spot has nothing to settle against
+    throw err
+  }
+}
+
+/** The settlement price in ticks (of `unit`): the TWAP, or without samples the last price sampled, else
+ * `unit`'s own mark. */
+export function settlementTicks(ctx: Ctx, market: MarketRuntime, unit: MarketRuntime = market): number | null {
   const t = market.twap
   if (t && t.ms > 0) return Math.round(t.sum / t.ms)
   if (t?.ticks !== null && t?.ticks !== undefined) return t.ticks
-  return ctx.state.markTicks.get(market.spec.id)?.ticks ?? null
+  return ctx.state.markTicks.get(unit.spec.id)?.ticks ?? null
 }
 
 /** Settles an expired future: orders cancelled, every position closed at the settlement price. */

@@ -14,6 +14,7 @@ import { crossMargin, isolatedMm, unrealized, type CrossMargin } from './margin.
 import { applyRate, type MarketRuntime } from './marketRuntime.js'
 import { newEngineOrder } from './orderLifecycle.js'
 import type { PositionEventRow } from './positionEvents.js'
+import { checkOptionLiquidation } from './optionLiquidation.js'
 
 /** The liquidation fee, in millionths of the notional a step closes (0.5%). */
 export const LIQUIDATION_FEE = 5_000n
@@ -25,7 +26,9 @@ const isDerivativePosition = (p: Position) => p.lots !== 0 && p.market.spec.type
 export function checkLiquidations(ctx: Ctx): void {
   const accounts = [...ctx.state.holders].filter((a) => a.userId !== SYSTEM_USER).sort((a, b) => (a.userId < b.userId ? -1 : 1))
   for (const account of accounts) {
-    const positions = [...account.positions.values()].filter(isDerivativePosition).sort((a, b) => (a.marketId < b.marketId ? -1 : 1))
+    const all = [...account.positions.values()].filter(isDerivativePosition).sort((a, b) => (a.marketId < b.marketId ? -1 : 1))
+    checkOptionLiquidation(ctx, account, all)
+    const positions = all.filter((p) => p.market.linear)
     // The portfolio is priced only for accounts with cross positions: isolated ones are judged alone.
     if (positions.some((p) => p.marginMode === 'cross')) {
       let cross: CrossMargin | null = null

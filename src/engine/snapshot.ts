@@ -157,7 +157,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
       account.positions.set(p.marketId, {
         ...p, userId: a.userId, market, cost: BigInt(p.cost), openTickLots: BigInt(p.openTickLots), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
       })
-      if (market.spec.type !== 'spot') state.trackHolding(account, 0, p.lots)
+      if (market.spec.type !== 'spot') state.trackHolding(account, 0, p.lots, market.spec.type === 'option')
     }
     for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)
     account.faucetGrants = a.faucetGrants.map(([t, m]) => [t, BigInt(m)])

@@ -53,6 +53,8 @@ export class EngineState {
   /** Derived (not serialized): accounts holding a position in a derivative market, the ones liquidation
    * checks after marks move (trackHolding keeps it). */
   readonly holders = new Set<Account>()
+  /** The accounts holding option positions: their options bucket moves with the marks. */
+  readonly optionHolders = new Set<Account>()
   /** Accounts with an armed dead man's switch. */
   readonly armed = new Set<string>()
   /** Per-stream event sequences and id counters, by name. */
@@ -108,12 +110,17 @@ export class EngineState {
     this.dirty = []
   }
 
-  /** Keeps `holders` in step when a derivative position of `account` goes from `before` to `after` lots. */
-  trackHolding(account: Account, before: number, after: number): void {
+  /** Keeps `holders` (and `optionHolders` for an option position) in step when a derivative position
+   * of `account` goes from `before` to `after` lots. */
+  trackHolding(account: Account, before: number, after: number, option = false): void {
     if ((before === 0) === (after === 0)) return
     account.derivativePositions += after === 0 ? -1 : 1
     if (account.derivativePositions === 0) this.holders.delete(account)
     else this.holders.add(account)
+    if (!option) return
+    account.optionPositions += after === 0 ? -1 : 1
+    if (account.optionPositions === 0) this.optionHolders.delete(account)
+    else this.optionHolders.add(account)
   }
 
   get system(): Account {

@@ -9,6 +9,7 @@ import { move } from '../ledger.js'
 import { crossMargin, insufficient } from '../margin.js'
 import { positionIn } from '../settlement.js'
 import { tradingAccount } from '../admission.js'
+import { hasOptionExposure, optionsBucket } from '../optionMargin.js'
 
 const DAY_MS = 86_400_000
 
@@ -79,8 +80,8 @@ export function transfer(ctx: Ctx, userId: string, from: unknown, to: unknown, a
   if (amount > withdrawable(ctx, account, from)) {
     throw new DomainError('INSUFFICIENT_BALANCE', `The ${from} bucket lacks funds`, { available: microToString(withdrawable(ctx, account, from)) })
   }
-  if (from === 'perps') {
-    const { available } = crossMargin(account)
+  if (from === 'perps' || (from === 'options' && hasOptionExposure(account))) {
+    const { available } = from === 'perps' ? crossMargin(account) : optionsBucket(ctx.state, account, [], false)
     if (amount > available) throw insufficient(amount, available)
   }
   move(ctx, account, from, account, to, amount, 'transfer', refId)

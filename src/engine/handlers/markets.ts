@@ -6,6 +6,7 @@ import { streams } from '../events.js'
 import { MarketRuntime, invalidSpec } from '../marketRuntime.js'
 import { newPerpState } from '../perpetual.js'
 import { settleFuture } from '../expiry.js'
+import { settleOption } from '../optionExpiry.js'
 
 export function marketOrThrow(ctx: Ctx, marketId: string): MarketRuntime {
   const market = ctx.state.markets.get(marketId)
@@ -57,6 +58,7 @@ export function expireMarket(ctx: Ctx, marketId: string): { marketId: string; st
   }
   if (market.status !== 'settled') {
     if (market.spec.type === 'future') settleFuture(ctx, market)
+    else if (market.spec.type === 'option') settleOption(ctx, market)
     market.status = 'settled'
     market.settledAtMs = ctx.now
     emitStatus(ctx, market)

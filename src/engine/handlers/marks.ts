@@ -77,8 +77,9 @@ function setMark(ctx: Ctx, market: MarketRuntime, mark: Omit<Mark, 'engineTs' | 
 export function updateMarks(ctx: Ctx, inputs: MarkInput[]): { accepted: number } {
   if (!Array.isArray(inputs) || inputs.length === 0) throw new DomainError('INVALID_REQUEST', 'marks must be a non-empty list')
   const markets = inputs.map((input) => validate(ctx, input))
-  // Close the outgoing spot prices' intervals in the settlement TWAPs before the marks move.
-  for (const family of new Set(markets.filter((m) => m.spec.type === 'spot').map((m) => m.spec.family))) sampleSettlementTwaps(ctx, family)
+  // Close the outgoing prices' intervals in the settlement TWAPs (spot for futures, spot or a future for
+  // options) before the marks move.
+  for (const family of new Set(markets.map((m) => m.spec.family))) sampleSettlementTwaps(ctx, family)
   const families = new Set<string>()
   let accepted = 0
   inputs.forEach((input, i) => {
@@ -99,6 +100,9 @@ export function updateMarks(ctx: Ctx, inputs: MarkInput[]): { accepted: number }
     refreshPerpetual(ctx, family, (p, mark, idx, ts) => setPerpMark(ctx, p, mark, idx, ts))
     sampleSettlementTwaps(ctx, family)
   }
+  // Option values move with spot and the forwards: so does what their holders' buckets hold back.
+  // (In user id order: a restored engine's set iterates differently from a live one's.)
+  for (const account of [...ctx.state.optionHolders].sort((a, b) => (a.userId < b.userId ? -1 : 1))) ctx.touchBalances(account)
   checkLiquidations(ctx)
   return { accepted }
 }
