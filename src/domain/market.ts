@@ -79,6 +79,6 @@ export function canonicalSpec(s: MarketSpec): MarketSpec {
     initialMarginPct: s.initialMarginPct,
     maintenanceMarginPct: s.maintenanceMarginPct,
     listedAtMs: s.listedAtMs,
-    pricing: s.pricing ?? null,
+    pricing: s.pricing ? { rate: s.pricing.rate, volSurface: s.pricing.volSurface.map((v) => ({ tenorDays: v.tenorDays, atmVol: v.atmVol, skew: v.skew, smile: v.smile })) } : null,
   }
 }

@@ -85,7 +85,7 @@ function statements(state: EngineState, c: Changes): Statement[] {
           id: o.id, userId: o.userId, marketId: o.marketId, clientOrderId: o.clientOrderId, side: o.side, type: o.type,
           timeInForce: o.timeInForce, price: price(o.priceTicks), quantity: m.quantities.format(o.lots),
           filledQuantity: m.quantities.format(o.filledLots), status: o.status, postOnly: o.postOnly, reduceOnly: o.reduceOnly,
-          marginMode: o.marginMode, stopPrice: price(o.stopTicks), takeProfitPrice: price(o.takeProfitTicks),
+          marginMode: m.linear ? o.marginMode : null, stopPrice: price(o.stopTicks), takeProfitPrice: price(o.takeProfitTicks),
           stopLossPrice: price(o.stopLossTicks), triggeredAt: iso(o.triggeredAt), parentOrderId: o.parentOrderId,
           quoteId: o.quoteId, cancelReason: o.cancelReason, seq: o.seq, createdAt: iso(o.createdAt), updatedAt: iso(o.updatedAt),
         }

@@ -83,7 +83,8 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
     status: r['status'] as OrderStatus,
     postOnly: r['postOnly'],
     reduceOnly: r['reduceOnly'],
-    marginMode: r['marginMode'],
+    // Option orders are stored without a margin mode; the engine keeps 'cross' for them (it means nothing).
+    marginMode: r['marginMode'] ?? 'cross',
     stopTicks: ticks(r['marketId'], r['stopPrice']),
     takeProfitTicks: ticks(r['marketId'], r['takeProfitPrice']),
     stopLossTicks: ticks(r['marketId'], r['stopLossPrice']),
