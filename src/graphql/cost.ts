@@ -58,6 +58,10 @@ export const COST = {
   accountPage: 100,
   /** The caller's positions, valued at the marks. */
   positions: 100,
+  /** The caller's option positions, each valued and its sensitivities priced with Black-76. */
+  optionPositions: 150,
+  /** The caller's options bucket: one row. */
+  optionsBalance: 50,
   /** The caller's buckets and pending withdrawals. */
   balance: 150,
   /** The caller's API keys. */

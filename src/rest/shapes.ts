@@ -43,3 +43,7 @@ export function restBook(b: Record<string, any>) {
 }
 
 export const nodes = (connection: { edges: Array<{ node: unknown }> }) => connection.edges.map((e) => e.node)
+
+/** The X-Next-Cursor header of a paged list: the cursor of the next page, when there is one. */
+export const nextCursor = (connection: { pageInfo: { hasNextPage: boolean; endCursor: string | null } }): Record<string, string> =>
+  connection.pageInfo.hasNextPage && connection.pageInfo.endCursor ? { 'X-Next-Cursor': connection.pageInfo.endCursor } : {}

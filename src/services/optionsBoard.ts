@@ -1,27 +1,27 @@
 // The options board of one underlying: spot, the forward of every listed expiry, and per strike the
-// book's best bid and ask, the theoretical mark with its IV and delta, last price, open interest and
-// 24-hour volume. Option prices are in units of the underlying.
-import { CATALOG, familyCatalog, smileFor } from '../config/catalog.js'
+// book's best bid and ask (null for an empty side), the theoretical mark with its IV and delta, the last
+// trade's price (null before the first), open interest and 24-hour volume. Option prices are in units
+// of the underlying.
+import { CATALOG, familyCatalog } from '../config/catalog.js'
 import { isoDate } from '../domain/calendar.js'
 import { D, formatDecimal } from '../domain/decimal.js'
 import { DomainError } from '../domain/errors.js'
-import { optionForward, optionTheo, type PricePoint } from '../domain/pricing/optionTheo.js'
-import type { BookSnapshot, MarkView } from '../bus/mirrors.js'
+import type { BookSnapshot } from '../bus/mirrors.js'
 import type { ListedMarket } from '../store/marketRows.js'
 import { numeric } from '../store/marketRows.js'
 import type { MarketData } from './marketData.js'
+import { forwardOf, optionValuer } from './optionMarks.js'
 
 const DAY_MS = 24 * 3_600_000
-const WEEK_MS = 7 * DAY_MS
 
 export interface BoardRow {
   marketId: string
   strikePrice: string
   expiry: string
   optionType: 'call' | 'put'
-  bid: string
-  ask: string
-  lastPrice: string
+  bid: string | null
+  ask: string | null
+  lastPrice: string | null
   openInterest: string
   volume24h: string
   markPrice: string | null
@@ -40,9 +40,6 @@ export interface OptionsBoard {
 
 type N = string | { toFixed(): string }
 
-const point = (m: MarkView | undefined): PricePoint | null =>
-  m ? { price: Number(m.price), sourceTs: m.sourceTimestamp } : null
-
 export async function optionsBoard(md: MarketData, underlying: string): Promise<OptionsBoard> {
   const fam = familyCatalog(underlying)
   if (!fam) {
@@ -54,42 +51,24 @@ export async function optionsBoard(md: MarketData, underlying: string): Promise<
   const [listed, marks] = await Promise.all([md.listed(), md.marks()])
   const options = listed.filter((m) => m.spec.family === fam.family && m.spec.type === 'option' && m.status !== 'settled')
   const spot = marks.get(fam.spotId)
-  const futureMark = (optionExpiryMs: number) =>
-    point(marks.get(listed.find((m) => m.spec.family === fam.family && m.spec.type === 'future' && m.spec.expiryMs === optionExpiryMs + WEEK_MS)?.spec.id ?? ''))
-
   const expiries = [...new Set(options.map((m) => m.spec.expiryMs!))].sort((a, b) => a - b)
-  const forwards = new Map(
-    expiries.map((e) => [e, optionForward({ nowMs: now, expiryMs: e, rate: fam.rate, spot: point(spot), matchingFuture: futureMark(e) })]),
-  )
+  const forwards = new Map(expiries.map((e) => [e, forwardOf(listed, marks, now, fam.family, e)]))
+  const value = optionValuer(listed, marks, now)
   const [books, activity] = await Promise.all([readBooks(md, options), optionActivity(md, options, now)])
 
   const rows = options.map((m): BoardRow => {
     const s = m.spec
     const book = books.get(s.id)
     const act = activity.get(s.id)
-    const fwd = forwards.get(s.expiryMs!)
-    const theo =
-      fwd && spot && fam.options
-        ? optionTheo({
-            nowMs: now,
-            expiryMs: s.expiryMs!,
-            strike: Number(s.strike),
-            isCall: s.optionType === 'call',
-            forward: fwd.price,
-            indexSpot: Number(spot.price),
-            rate: fam.rate,
-            smile: smileFor(fam.options, (s.expiryMs! - now) / DAY_MS),
-            tick: D(s.tickSize),
-          })
-        : null
+    const theo = value(s)?.theo ?? null
     return {
       marketId: s.id,
       strikePrice: s.strike!,
       expiry: isoDate(s.expiryMs!),
       optionType: s.optionType!,
-      bid: book?.bids[0]?.[0] ?? '0',
-      ask: book?.asks[0]?.[0] ?? '0',
-      lastPrice: act?.last ?? '0',
+      bid: book?.bids[0]?.[0] ?? null,
+      ask: book?.asks[0]?.[0] ?? null,
+      lastPrice: act?.last ?? null,
       openInterest: act?.openInterest ?? '0',
       volume24h: act?.volume24h ?? '0',
       markPrice: theo ? formatDecimal(theo.price) : null,
@@ -122,7 +101,7 @@ async function readBooks(md: MarketData, markets: readonly ListedMarket[]): Prom
 
 /** Last trade, open interest (sum of long quantities) and 24-hour volume per option market. */
 async function optionActivity(md: MarketData, markets: readonly ListedMarket[], now: number) {
-  const out = new Map<string, { last: string; openInterest: string; volume24h: string }>()
+  const out = new Map<string, { last: string | null; openInterest: string; volume24h: string }>()
   if (markets.length === 0) return out
   const ids = markets.map((m) => m.spec.id)
   const rows = await md.prisma.$queryRaw<Array<{ id: string; last: N | null; oi: N | null; vol: N | null }>>`
@@ -133,7 +112,7 @@ async function optionActivity(md: MarketData, markets: readonly ListedMarket[], 
     FROM unnest(${ids}::text[]) AS m(id)`
   for (const r of rows) {
     out.set(r.id, {
-      last: r.last ? numeric(r.last) : '0',
+      last: r.last ? numeric(r.last) : null,
       openInterest: r.oi ? numeric(r.oi) : '0',
       volume24h: r.vol ? numeric(r.vol) : '0',
     })

@@ -1,9 +1,11 @@
 // The caller's positions valued at the current marks, and their wallet balance, as the spec shapes
 // them (SPEC.md "Linear position", "Balances").
 import { D, formatDecimal } from '../domain/decimal.js'
-import type { AccountReads } from '../store/accountReads.js'
+import { isLinear } from '../domain/market.js'
+import type { AccountReads, MarketFilter } from '../store/accountReads.js'
 import { numeric } from '../store/marketRows.js'
 import type { MarketData } from './marketData.js'
+import type { MarketKind } from './trading.js'
 
 export interface PositionView {
   marketId: string
@@ -33,12 +35,20 @@ export interface WalletBalance {
 
 const usdc = (d: InstanceType<typeof D>) => formatDecimal(d.toDecimalPlaces(6, D.ROUND_DOWN))
 
+/** The markets of one kind as a reads filter (every market ever listed: settled ones keep their history). */
+export async function marketsOfKind(md: MarketData, kind: MarketKind | null | undefined): Promise<MarketFilter | undefined> {
+  if (!kind) return undefined
+  const linear = (await md.listed()).filter((m) => isLinear(m.spec.type)).map((m) => m.spec.id)
+  return kind === 'linear' ? { in: linear } : { notIn: linear }
+}
+
+/** Linear positions (spot holdings included); option positions are optionPortfolio's. */
 export async function positions(md: MarketData, reads: AccountReads, userId: string): Promise<PositionView[]> {
   const [rows, marks] = await Promise.all([reads.positions(userId), md.marks()])
   const out: PositionView[] = []
   for (const r of rows) {
     const market = await md.market(r.marketId)
-    if (!market) continue
+    if (!market || !isLinear(market.spec.type)) continue
     const qty = D(r.quantity.toFixed())
     const abs = qty.abs()
     const cost = D(r.cost.toFixed())

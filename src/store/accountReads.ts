@@ -8,6 +8,9 @@ import type { Order, Position, PositionEvent } from '../generated/prisma/client.
 export const MAX_PAGE = 200
 export const DEFAULT_PAGE = 100
 
+/** Which markets a read covers: those listed, or all but those listed (the caller knows which are which). */
+export type MarketFilter = { in: readonly string[] } | { notIn: readonly string[] }
+
 export interface Page<T> {
   items: T[]
   /** Pass as `cursor` for the next page; null when this is the last one. */
@@ -27,6 +30,9 @@ export interface TradeView {
   quantity: string
   fee: string
   feeBps: string
+  /** Option fills: the USDC premium moved from buyer to seller, and the spot index it was priced at. */
+  premium: string | null
+  indexPrice: string | null
   role: 'taker' | 'maker' | null
   type: 'trade' | 'liquidation' | 'funding' | 'settlement'
   /** Funding and settlement: the signed USDC amount credited (negative: paid). */
@@ -93,6 +99,8 @@ interface HistoryRow {
   quantity: N
   fee: N
   feeBps: N
+  premium: N | null
+  indexPrice: N | null
   role: string | null
   amount: N | null
   rate: N | null
@@ -109,6 +117,8 @@ function tradeView(r: HistoryRow): TradeView {
     quantity: numeric(r.quantity),
     fee: numeric(r.fee),
     feeBps: numeric(r.feeBps),
+    premium: r.premium === null ? null : numeric(r.premium),
+    indexPrice: r.indexPrice === null ? null : numeric(r.indexPrice),
     role: r.role as TradeView['role'],
     type: r.type,
     amount: r.amount === null ? null : numeric(r.amount),
@@ -166,11 +176,16 @@ export class AccountReads {
     return rows.map((r) => r.id)
   }
 
-  async orders(userId: string, f: { marketId?: string | null; marginMode?: string | null; status?: string | null; limit: number; cursor?: string | null }): Promise<Page<OrderView>> {
+  async orders(
+    userId: string,
+    f: { marketId?: string | null; markets?: MarketFilter; marginMode?: string | null; status?: string | null; limit: number; cursor?: string | null },
+  ): Promise<Page<OrderView>> {
+    const markets = f.markets ? ('in' in f.markets ? { in: [...f.markets.in] } : { notIn: [...f.markets.notIn] }) : undefined
     const rows = await this.prisma.order.findMany({
       where: {
         userId,
         ...(f.marketId ? { marketId: f.marketId } : {}),
+        ...(markets ? { AND: [{ marketId: markets }] } : {}),
         ...(f.marginMode ? { marginMode: f.marginMode } : {}),
         ...(f.status ? { status: f.status } : {}),
         ...(f.cursor ? { id: { lt: f.cursor } } : {}),
@@ -182,23 +197,27 @@ export class AccountReads {
   }
 
   /** Fills, funding payments and settlements together, newest first (all their ids sort by time). */
-  async trades(userId: string, f: { marketId?: string | null; limit: number; cursor?: string | null }): Promise<Page<TradeView>> {
+  async trades(userId: string, f: { marketId?: string | null; markets?: MarketFilter; limit: number; cursor?: string | null }): Promise<Page<TradeView>> {
+    const only = f.markets && 'in' in f.markets ? [...f.markets.in] : null
+    const except = f.markets && 'notIn' in f.markets ? [...f.markets.notIn] : null
     const rows = await this.prisma.$queryRaw<HistoryRow[]>`
       SELECT * FROM (
         SELECT f.id, CASE WHEN pe.id IS NULL THEN 'trade' ELSE 'liquidation' END AS type, f."marketId", f."orderId", f.side,
-               f.price, f.quantity, f.fee, f."feeBps", f.role, NULL::numeric AS amount, NULL::numeric AS rate, f."createdAt"
+               f.price, f.quantity, f.fee, f."feeBps", f.premium, f."indexPrice", f.role, NULL::numeric AS amount, NULL::numeric AS rate, f."createdAt"
         FROM fills f LEFT JOIN position_events pe ON pe."orderId" = f."orderId" AND pe.kind = 'liquidation'
         WHERE f."userId" = ${userId}
         UNION ALL
         SELECT fp.id, 'funding', fp."marketId", NULL, CASE WHEN fp.quantity > 0 THEN 'buy' ELSE 'sell' END,
-               fp."markPrice", abs(fp.quantity), 0, 0, NULL, fp.amount, fp.rate, fp."createdAt"
+               fp."markPrice", abs(fp.quantity), 0, 0, NULL, NULL, NULL, fp.amount, fp.rate, fp."createdAt"
         FROM funding_payments fp WHERE fp."userId" = ${userId}
         UNION ALL
         SELECT s.id, 'settlement', s."marketId", NULL, CASE WHEN s.quantity > 0 THEN 'sell' ELSE 'buy' END,
-               s.price, s."closedQuantity", 0, 0, NULL, s."realizedPnl", NULL, s."createdAt"
+               s.price, s."closedQuantity", 0, 0, NULL, NULL, NULL, s."realizedPnl", NULL, s."createdAt"
         FROM position_events s WHERE s."userId" = ${userId} AND s.kind = 'settlement'
       ) h
       WHERE (${f.marketId ?? null}::text IS NULL OR h."marketId" = ${f.marketId ?? null})
+        AND (${only}::text[] IS NULL OR h."marketId" = ANY(${only}::text[]))
+        AND (${except}::text[] IS NULL OR h."marketId" <> ALL(${except}::text[]))
         AND (${f.cursor ?? null}::text IS NULL OR h.id < ${f.cursor ?? null})
       ORDER BY h.id DESC LIMIT ${f.limit + 1}`
     return page(rows, f.limit, tradeView)
@@ -220,6 +239,14 @@ export class AccountReads {
 
   async position(userId: string, marketId: string): Promise<Position | null> {
     return this.prisma.position.findUnique({ where: { userId_marketId: { userId, marketId } } })
+  }
+
+  /** The options bucket: its total and what the engine holds of it for open orders and short options. */
+  async optionsBalance(userId: string): Promise<{ total: string; locked: string }> {
+    const rows = await this.prisma.$queryRaw<Array<{ amount: N; locked: N }>>`
+      SELECT amount, locked FROM balances WHERE "userId" = ${userId} AND bucket = 'options'`
+    const r = rows[0]
+    return r ? { total: numeric(r.amount), locked: numeric(r.locked) } : { total: '0', locked: '0' }
   }
 
   async balances(userId: string): Promise<Record<string, string>> {

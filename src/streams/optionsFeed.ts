@@ -14,8 +14,9 @@ import type { OpenStream, Subscriber } from './subscriber.js'
 
 export interface OptionTick {
   instrumentId: string
-  bid: string
-  ask: string
+  /** Best bid and ask of the option's book; null for an empty side. */
+  bid: string | null
+  ask: string | null
   mark: string | null
   iv: string | null
   delta: string | null

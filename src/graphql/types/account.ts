@@ -4,13 +4,15 @@ import { resolveArrayConnection } from '@pothos/plugin-relay'
 import { USER_BUCKETS } from '../../domain/buckets.js'
 import { DomainError } from '../../domain/errors.js'
 import { DEFAULT_PAGE, MAX_PAGE, type LiquidationView, type Page } from '../../store/accountReads.js'
-import { positions, walletBalance, type PositionView, type WalletBalance } from '../../services/portfolio.js'
+import { marketsOfKind, positions, walletBalance, type PositionView, type WalletBalance } from '../../services/portfolio.js'
+import { optionPortfolio, optionsBalance, type GreeksView, type OptionPortfolio, type OptionPositionView, type OptionsBalance } from '../../services/optionPortfolio.js'
 import type { UserRow } from '../../auth/users.js'
 import { builder } from '../builder.js'
 import type { GraphQLContext } from '../context.js'
-import { ACCOUNT_PAGE, connectionCost, COST, LINEAR_MARKETS, OWN_LIST_PAGE } from '../cost.js'
+import { memoize } from '../context.js'
+import { ACCOUNT_PAGE, connectionCost, COST, LINEAR_MARKETS, OPTION_FAMILIES, OPTIONS_PER_FAMILY, OWN_LIST_PAGE } from '../cost.js'
 import { UserRef } from './identity.js'
-import { MarginModeEnum, OrderRef, OrderStatusEnum, principal, TradeRef } from './trading.js'
+import { MarginModeEnum, MarketKindEnum, OrderRef, OrderStatusEnum, principal, TradeRef } from './trading.js'
 
 const BucketEnum = builder.enumType('Bucket', {
   values: Object.fromEntries(USER_BUCKETS.map((b) => [b.toUpperCase(), { value: b }])) as Record<'WALLET' | 'SPOT' | 'PERPS' | 'OPTIONS', { value: (typeof USER_BUCKETS)[number] }>,
@@ -32,6 +34,38 @@ const PositionRef = builder.objectRef<PositionView>('Position').implement({
     initialMargin: t.field({ type: 'Decimal', description: 'What this position alone needs at the mark (a cross portfolio nets its positions).', resolve: (p) => p.initialMargin }),
     maintenanceMargin: t.field({ type: 'Decimal', resolve: (p) => p.maintenanceMargin }),
     isolatedMargin: t.field({ type: 'Decimal', description: 'Isolated positions: the margin set aside for it.', resolve: (p) => p.isolatedMargin }),
+  }),
+})
+
+const GreeksRef = builder.objectRef<GreeksView>('OptionGreeks').implement({
+  description: 'Black-76 sensitivities at the theoretical mark, sticky strike (the smile\'s vol held).',
+  fields: (t) => ({
+    delta: t.field({ type: 'Decimal', description: 'Units of the underlying per unit move of the forward: ∂V/∂F × quantity.', resolve: (g) => g.delta }),
+    gamma: t.field({ type: 'Decimal', description: 'Change of delta per 1 USDC move of the forward.', resolve: (g) => g.gamma }),
+    vega: t.field({ type: 'Decimal', description: 'USDC per volatility point (σ + 0.01).', resolve: (g) => g.vega }),
+    theta: t.field({ type: 'Decimal', description: 'USDC per calendar day of time passing, marks held.', resolve: (g) => g.theta }),
+  }),
+})
+
+const OptionPositionRef = builder.objectRef<OptionPositionView>('OptionPosition').implement({
+  description: 'An option position. Quantity is signed (negative when short); prices are in units of the underlying, money in USDC-T.',
+  fields: (t) => ({
+    marketId: t.exposeString('marketId'),
+    quantity: t.field({ type: 'Decimal', resolve: (p) => p.quantity }),
+    avgPrice: t.field({ type: 'Decimal', description: 'Average option price of the open lots.', resolve: (p) => p.avgPrice }),
+    markPrice: t.field({ type: 'Decimal', nullable: true, description: 'The theoretical mark (the board\'s markPrice); null without the marks it needs.', resolve: (p) => p.markPrice }),
+    realizedPnl: t.field({ type: 'Decimal', resolve: (p) => p.realizedPnl }),
+    unrealizedPnl: t.field({ type: 'Decimal', description: 'Value at the mark and the spot index less the premium of the open lots; 0 without a mark.', resolve: (p) => p.unrealizedPnl }),
+    greeks: t.field({ type: GreeksRef, nullable: true, description: 'The position\'s sensitivities; null without a mark.', resolve: (p) => p.greeks }),
+  }),
+})
+
+const OptionsBalanceRef = builder.objectRef<OptionsBalance>('OptionsBalance').implement({
+  description: 'The options bucket: total = available + locked. Locked is what open orders reserve and short options require.',
+  fields: (t) => ({
+    available: t.field({ type: 'Decimal', resolve: (b) => b.available }),
+    locked: t.field({ type: 'Decimal', resolve: (b) => b.locked }),
+    total: t.field({ type: 'Decimal', resolve: (b) => b.total }),
   }),
 })
 
@@ -129,13 +163,14 @@ builder.objectFields(UserRef, (t) => ({
       ...read,
       complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
       type: OrderRef,
-      description: 'Newest first.',
-      args: { marketId: t.arg.string(), marginMode: t.arg({ type: MarginModeEnum }), status: t.arg({ type: OrderStatusEnum }) },
-      resolve: async (user, args, ctx) =>
-        connection(
-          await ctx.services.reads.orders(own(user, ctx), { marketId: args.marketId, marginMode: args.marginMode, status: args.status, limit: pageSize(args.first), cursor: args.after }),
-          (o) => o.id,
-        ),
+      description: 'Newest first; `kind` keeps one kind of market (linear or options).',
+      args: { marketId: t.arg.string(), kind: t.arg({ type: MarketKindEnum }), marginMode: t.arg({ type: MarginModeEnum }), status: t.arg({ type: OrderStatusEnum }) },
+      resolve: async (user, args, ctx) => {
+        const userId = own(user, ctx)
+        const markets = await marketsOfKind(ctx.services.marketData, args.kind)
+        const f = { marketId: args.marketId, markets, marginMode: args.marginMode, status: args.status, limit: pageSize(args.first), cursor: args.after }
+        return connection(await ctx.services.reads.orders(userId, f), (o) => o.id)
+      },
     },
     { name: 'OrderConnection' },
     { name: 'OrderEdge' },
@@ -146,10 +181,13 @@ builder.objectFields(UserRef, (t) => ({
       ...read,
       complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
       type: TradeRef,
-      description: 'The caller\'s fills, newest first.',
-      args: { marketId: t.arg.string() },
-      resolve: async (user, args, ctx) =>
-        connection(await ctx.services.reads.trades(own(user, ctx), { marketId: args.marketId, limit: pageSize(args.first), cursor: args.after }), (f) => f.tradeId),
+      description: 'The caller\'s fills, funding payments and settlements, newest first; `kind` keeps one kind of market.',
+      args: { marketId: t.arg.string(), kind: t.arg({ type: MarketKindEnum }) },
+      resolve: async (user, args, ctx) => {
+        const userId = own(user, ctx)
+        const markets = await marketsOfKind(ctx.services.marketData, args.kind)
+        return connection(await ctx.services.reads.trades(userId, { marketId: args.marketId, markets, limit: pageSize(args.first), cursor: args.after }), (f) => f.tradeId)
+      },
     },
     { name: 'TradeConnection' },
     { name: 'TradeEdge' },
@@ -161,13 +199,47 @@ builder.objectFields(UserRef, (t) => ({
       // One position per linear market held.
       complexity: connectionCost(COST.positions, OWN_LIST_PAGE, LINEAR_MARKETS),
       type: PositionRef,
-      description: 'Open positions, valued at the current marks.',
+      description: 'Open linear positions, valued at the current marks (option positions: optionPositions).',
       resolve: async (user, args, ctx) =>
         resolveArrayConnection({ args, ...OWN_LIST_PAGE }, await positions(ctx.services.marketData, ctx.services.reads, own(user, ctx))),
     },
     { name: 'PositionConnection' },
     { name: 'PositionEdge' },
   ),
+  optionPositions: t.connection(
+    {
+      nullable: true,
+      ...read,
+      // One position per option market held, each priced with Black-76.
+      complexity: connectionCost(COST.optionPositions, OWN_LIST_PAGE, OPTIONS_PER_FAMILY * OPTION_FAMILIES),
+      type: OptionPositionRef,
+      description: 'Open option positions at the theoretical marks, with their sensitivities; `totals` sums them over every position.',
+      resolve: async (user, args, ctx) => {
+        const userId = own(user, ctx)
+        const p = await memoize(ctx, `optionPortfolio:${userId}`, () => optionPortfolio(ctx.services.marketData, ctx.services.reads, userId))
+        return { ...resolveArrayConnection({ args, ...OWN_LIST_PAGE }, p.positions), totals: p.totals }
+      },
+    },
+    {
+      name: 'OptionPositionConnection',
+      fields: (c) => ({
+        totals: c.field({
+          type: GreeksRef,
+          description: 'The sensitivities of every option position together (not just this page).',
+          resolve: (conn) => (conn as unknown as { totals: OptionPortfolio['totals'] }).totals,
+        }),
+      }),
+    },
+    { name: 'OptionPositionEdge' },
+  ),
+  optionsBalance: t.field({
+    ...read,
+    nullable: true,
+    complexity: COST.optionsBalance,
+    type: OptionsBalanceRef,
+    description: 'The options bucket: available, locked and total.',
+    resolve: (user, _a, ctx) => optionsBalance(ctx.services.reads, own(user, ctx)),
+  }),
   balance: t.field({ ...read, nullable: true, complexity: COST.balance, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
   liquidations: t.connection(
     {

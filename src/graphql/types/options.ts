@@ -14,15 +14,15 @@ const ExpiryForwardRef = builder.objectRef<OptionsBoard['expiryForwards'][number
 })
 
 const BoardRowRef = builder.objectRef<BoardRow>('OptionsBoardRow').implement({
-  description: 'One option. Prices are in units of the underlying; "0" bid or ask means no order on that side.',
+  description: 'One option. Prices are in units of the underlying; a null bid or ask means no order on that side, a null lastPrice no trade yet.',
   fields: (t) => ({
     marketId: t.exposeString('marketId'),
     strikePrice: t.field({ type: 'Decimal', resolve: (r) => r.strikePrice }),
     expiry: t.exposeString('expiry', { description: 'YYYY-MM-DD' }),
     optionType: t.field({ type: OptionTypeEnum, resolve: (r) => r.optionType }),
-    bid: t.field({ type: 'Decimal', resolve: (r) => r.bid }),
-    ask: t.field({ type: 'Decimal', resolve: (r) => r.ask }),
-    lastPrice: t.field({ type: 'Decimal', resolve: (r) => r.lastPrice }),
+    bid: t.field({ type: 'Decimal', nullable: true, resolve: (r) => r.bid }),
+    ask: t.field({ type: 'Decimal', nullable: true, resolve: (r) => r.ask }),
+    lastPrice: t.field({ type: 'Decimal', nullable: true, resolve: (r) => r.lastPrice }),
     openInterest: t.field({ type: 'Decimal', resolve: (r) => r.openInterest }),
     volume24h: t.field({ type: 'Decimal', resolve: (r) => r.volume24h }),
     markPrice: t.field({ type: 'Decimal', nullable: true, resolve: (r) => r.markPrice }),

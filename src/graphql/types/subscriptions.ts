@@ -128,8 +128,8 @@ const BoardUpdateRef = builder.objectRef<BoardUpdate>('OptionsBoardUpdate').impl
 const OptionTickRef = builder.objectRef<OptionTick>('OptionTick').implement({
   fields: (t) => ({
     instrumentId: t.exposeString('instrumentId'),
-    bid: t.field({ type: 'Decimal', resolve: (k) => k.bid }),
-    ask: t.field({ type: 'Decimal', resolve: (k) => k.ask }),
+    bid: t.field({ type: 'Decimal', nullable: true, description: 'Null when that side of the book is empty.', resolve: (k) => k.bid }),
+    ask: t.field({ type: 'Decimal', nullable: true, description: 'Null when that side of the book is empty.', resolve: (k) => k.ask }),
     mark: t.field({ type: 'Decimal', nullable: true, resolve: (k) => k.mark }),
     iv: t.field({ type: 'Decimal', nullable: true, resolve: (k) => k.iv }),
     delta: t.field({ type: 'Decimal', nullable: true, resolve: (k) => k.delta }),

@@ -17,6 +17,12 @@ export const MarginModeEnum = builder.enumType('MarginMode', { values: { CROSS: 
 export const OrderStatusEnum = builder.enumType('OrderStatus', {
   values: { OPEN: { value: 'open' }, FILLED: { value: 'filled' }, CANCELED: { value: 'canceled' }, REJECTED: { value: 'rejected' } } as const,
 })
+export const MarketKindEnum = builder.enumType('MarketKind', {
+  description: 'LINEAR: spot, perpetuals and futures; OPTION: options.',
+  values: { LINEAR: { value: 'linear' }, OPTION: { value: 'option' } } as const,
+})
+const KIND_DESCRIPTION = 'Only markets (or orders) of this kind: one of the other kind is unknown (INVALID_MARKET_ID, ORDER_NOT_FOUND), as on the REST paths /perps/* (LINEAR) and the options paths (OPTION). Absent, the market id decides.'
+
 const TradeRoleEnum = builder.enumType('TradeRole', { values: { TAKER: { value: 'taker' }, MAKER: { value: 'maker' } } as const })
 
 /** The caller, guaranteed by the field's auth level. */
@@ -70,6 +76,13 @@ export const TradeRef = builder.objectRef<TradeView>('Trade').implement({
     fee: t.field({ type: 'Decimal', resolve: (f) => f.fee }),
     feeBps: t.field({ type: 'Decimal', resolve: (f) => f.feeBps }),
     role: t.field({ type: TradeRoleEnum, nullable: true, resolve: (f) => f.role }),
+    premium: t.field({
+      type: 'Decimal',
+      nullable: true,
+      description: 'Option fills: the USDC-T paid by the buyer to the seller (price × quantity × indexPrice, rounded once); null otherwise.',
+      resolve: (f) => f.premium,
+    }),
+    indexPrice: t.field({ type: 'Decimal', nullable: true, description: 'Option fills: the underlying\'s spot index at the fill; null otherwise.', resolve: (f) => f.indexPrice }),
     type: t.exposeString('type', { description: '"trade" (a fill), "liquidation" (a fill of a liquidation order), "funding", "settlement".' }),
     amount: t.field({ type: 'Decimal', nullable: true, description: 'Funding and settlement: USDC-T credited, negative when paid.', resolve: (f) => f.amount }),
     fundingRate: t.field({ type: 'Decimal', nullable: true, resolve: (f) => f.fundingRate }),
@@ -100,6 +113,7 @@ const QuoteResultRef = builder.objectRef<QuotesReply>('QuoteResult').implement({
 const PlaceOrderInput = builder.inputType('PlaceOrderInput', {
   fields: (t) => ({
     marketId: t.string({ required: true }),
+    kind: t.field({ type: MarketKindEnum, description: KIND_DESCRIPTION }),
     clientOrderId: t.string({ description: 'Idempotency key, unique per user for all time.' }),
     type: t.field({ type: OrderTypeEnum, defaultValue: 'limit' }),
     side: t.field({ type: OrderSideEnum, required: true }),
@@ -108,10 +122,10 @@ const PlaceOrderInput = builder.inputType('PlaceOrderInput', {
     timeInForce: t.field({ type: TimeInForceEnum, defaultValue: 'gtc' }),
     postOnly: t.boolean({ defaultValue: false }),
     reduceOnly: t.boolean({ defaultValue: false }),
-    marginMode: t.field({ type: MarginModeEnum, defaultValue: 'cross' }),
-    stopPrice: t.field({ type: 'Decimal' }),
-    takeProfitPrice: t.field({ type: 'Decimal' }),
-    stopLossPrice: t.field({ type: 'Decimal' }),
+    marginMode: t.field({ type: MarginModeEnum, defaultValue: 'cross', description: 'Linear orders; an option order takes CROSS only (it has no margin mode).' }),
+    stopPrice: t.field({ type: 'Decimal', description: 'Linear orders only.' }),
+    takeProfitPrice: t.field({ type: 'Decimal', description: 'Linear orders only.' }),
+    stopLossPrice: t.field({ type: 'Decimal', description: 'Linear orders only.' }),
   }),
 })
 
@@ -126,6 +140,7 @@ const QuoteSideInput = builder.inputType('QuoteSideInput', {
 const PlaceQuoteInput = builder.inputType('PlaceQuoteInput', {
   fields: (t) => ({
     marketId: t.string({ required: true }),
+    kind: t.field({ type: MarketKindEnum, description: KIND_DESCRIPTION }),
     quoteId: t.string(),
     bid: t.field({ type: QuoteSideInput }),
     ask: t.field({ type: QuoteSideInput }),
@@ -144,6 +159,7 @@ const BulkQuoteInput = builder.inputType('BulkQuoteInput', {
 const PlaceBulkQuotesInput = builder.inputType('PlaceBulkQuotesInput', {
   fields: (t) => ({
     marketId: t.string({ required: true }),
+    kind: t.field({ type: MarketKindEnum, description: KIND_DESCRIPTION }),
     quoteId: t.string({ required: true }),
     cancelAll: t.boolean({ defaultValue: false, description: 'Cancel the caller\'s orders on the market first.' }),
     amend: t.boolean({
@@ -181,27 +197,27 @@ builder.mutationFields((t) => ({
     ...trade,
     type: PreviewRef,
     args: { input: t.arg({ type: PlaceOrderInput, required: true }) },
-    resolve: (_root, { input }, ctx) => ctx.services.trading.previewOrder(principal(ctx), input, ctx.correlationId),
+    resolve: (_root, { input: { kind, ...input } }, ctx) => ctx.services.trading.previewOrder(principal(ctx), input, ctx.correlationId, kind),
   }),
   placeOrder: t.field({
     nullable: true,
     ...trade,
     type: OrderRef,
-    description: 'One mutation for every linear product: the market id decides.',
+    description: 'One mutation for every product, linear and options: the market id decides.',
     args: { input: t.arg({ type: PlaceOrderInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
+    resolve: async (_root, { input: { kind, ...input } }, ctx) => {
       await chargeOrderRate(ctx)
-      return ctx.services.trading.placeOrder(principal(ctx), input, ctx.correlationId)
+      return ctx.services.trading.placeOrder(principal(ctx), input, ctx.correlationId, kind)
     },
   }),
   cancelOrder: t.field({
     nullable: true,
     ...trade,
     type: OrderRef,
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
+    args: { id: t.arg.string({ required: true }), kind: t.arg({ type: MarketKindEnum, description: KIND_DESCRIPTION }) },
+    resolve: async (_root, { id, kind }, ctx) => {
       await chargeOrderRate(ctx)
-      return ctx.services.trading.cancelOrder(principal(ctx), id, ctx.correlationId)
+      return ctx.services.trading.cancelOrder(principal(ctx), id, ctx.correlationId, kind)
     },
   }),
   modifyOrder: t.field({
@@ -209,20 +225,26 @@ builder.mutationFields((t) => ({
     ...trade,
     type: OrderRef,
     description: 'New price and/or new total quantity. Only lowering the quantity keeps time priority.',
-    args: { id: t.arg.string({ required: true }), price: t.arg({ type: 'Decimal' }), quantity: t.arg({ type: 'Decimal' }) },
-    resolve: async (_root, { id, price, quantity }, ctx) => {
+    args: {
+      id: t.arg.string({ required: true }),
+      price: t.arg({ type: 'Decimal' }),
+      quantity: t.arg({ type: 'Decimal' }),
+      kind: t.arg({ type: MarketKindEnum, description: KIND_DESCRIPTION }),
+    },
+    resolve: async (_root, { id, price, quantity, kind }, ctx) => {
       await chargeOrderRate(ctx)
-      return ctx.services.trading.modifyOrder(principal(ctx), id, { price, quantity }, ctx.correlationId)
+      return ctx.services.trading.modifyOrder(principal(ctx), id, { price, quantity }, ctx.correlationId, kind)
     },
   }),
   cancelAllOrders: t.field({
     nullable: true,
     ...trade,
     type: CancelAllRef,
-    args: { marketId: t.arg.string(), quoteId: t.arg.string(), clientOrderId: t.arg.string() },
-    resolve: async (_root, args, ctx) => {
+    description: 'Cancels the caller\'s open orders, all of them or those matching every filter given; with `kind`, only orders of that kind.',
+    args: { marketId: t.arg.string(), quoteId: t.arg.string(), clientOrderId: t.arg.string(), kind: t.arg({ type: MarketKindEnum, description: KIND_DESCRIPTION }) },
+    resolve: async (_root, { kind, ...args }, ctx) => {
       await chargeOrderRate(ctx)
-      return ctx.services.trading.cancelAll(principal(ctx), args, ctx.correlationId)
+      return ctx.services.trading.cancelAll(principal(ctx), args, ctx.correlationId, kind)
     },
   }),
   placeQuote: t.field({
@@ -231,9 +253,9 @@ builder.mutationFields((t) => ({
     type: QuoteResultRef,
     description: 'A post-only quote: both sides rest or neither.',
     args: { input: t.arg({ type: PlaceQuoteInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
+    resolve: async (_root, { input: { kind, ...input } }, ctx) => {
       await chargeOrderRate(ctx)
-      return ctx.services.trading.placeQuote(principal(ctx), input, ctx.correlationId)
+      return ctx.services.trading.placeQuote(principal(ctx), input, ctx.correlationId, kind)
     },
   }),
   placeBulkQuotes: t.field({
@@ -242,16 +264,16 @@ builder.mutationFields((t) => ({
     type: QuoteResultRef,
     description: 'Optionally cancels the caller\'s orders on the market, then posts every quote: all or none. Counts as one request.',
     args: { input: t.arg({ type: PlaceBulkQuotesInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
+    resolve: async (_root, { input: { kind, ...input } }, ctx) => {
       await chargeOrderRate(ctx)
-      return ctx.services.trading.placeBulkQuotes(principal(ctx), input, ctx.correlationId)
+      return ctx.services.trading.placeBulkQuotes(principal(ctx), input, ctx.correlationId, kind)
     },
   }),
   closePosition: t.field({
     nullable: true,
     ...trade,
     type: OrderRef,
-    description: 'A reduce-only market order for the whole position, or for `quantity` of it.',
+    description: 'A reduce-only market order for the whole linear position, or for `quantity` of it.',
     args: { marketId: t.arg.string({ required: true }), quantity: t.arg({ type: 'Decimal' }) },
     resolve: async (_root, { marketId, quantity }, ctx) => {
       await chargeOrderRate(ctx)
