@@ -196,6 +196,15 @@ export class AccountReads {
     return page(rows, f.limit, orderView)
   }
 
+  /** The caller's open orders with a quoteId in `marketIds`, oldest first. */
+  async openQuoteOrders(userId: string, marketIds: readonly string[]): Promise<OrderView[]> {
+    const rows = await this.prisma.order.findMany({
+      where: { userId, status: 'open', quoteId: { not: null }, marketId: { in: [...marketIds] } },
+      orderBy: { seq: 'asc' },
+    })
+    return rows.map(orderView)
+  }
+
   /** Fills, funding payments and settlements together, newest first (all their ids sort by time). */
   async trades(userId: string, f: { marketId?: string | null; markets?: MarketFilter; limit: number; cursor?: string | null }): Promise<Page<TradeView>> {
     const only = f.markets && 'in' in f.markets ? [...f.markets.in] : null

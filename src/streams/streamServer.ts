@@ -9,6 +9,9 @@ import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { GraphQLSchema } from 'graphql'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { corsOriginAllowed } from '../auth/cors.js'
+import type { CredentialResult } from '../auth/principal.js'
+import { SESSION_COOKIE } from '../auth/sessionCookie.js'
 import type { ErrorCode } from '../domain/errors.js'
 import { rawErrorResponse } from '../http/errors.js'
 import type { Services } from '../services/services.js'
@@ -60,6 +63,29 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
   const graphqlWs = serveGraphqlWs(graphql, { schema, services, clientIp, parseCookie: (h) => app.parseCookie(h) })
 
   /**
+   * The credential of a /ws socket's upgrade request, resolved on first use (most subscriptions are
+   * public): the Authorization header, else the session cookie when there is no Origin or an allowed
+   * one (another site cannot ride a browser's session), as graphql-ws does.
+   */
+  const socketCredential = (req: IncomingMessage, ip: string) => {
+    let result: Promise<CredentialResult> | null = null
+    const origin = req.headers.origin
+    const cookieOk = origin === undefined || corsOriginAllowed(origin, config)
+    const input = {
+      authorization: req.headers.authorization,
+      sessionCookie: cookieOk && req.headers.cookie ? app.parseCookie(req.headers.cookie)[SESSION_COOKIE] : undefined,
+      ip,
+      userAgent: req.headers['user-agent'] ?? null,
+    }
+    // A failed lookup (Redis or PostgreSQL away) is not kept: the next subscription asks again.
+    return () =>
+      (result ??= services.identity.credentials.resolve(input).catch((err: unknown) => {
+        result = null
+        throw err
+      }))
+  }
+
+  /**
    * Node hands every request with an Upgrade header to the upgrade listener once one exists; a client
    * may offer a protocol we do not speak (curl offers h2c on http://) and expects the request served as
    * plain HTTP/1.1. One without a body is, on its socket, closed after the answer; one with a body would
@@ -101,7 +127,7 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
     socket.once('close', () => caps.release(ip))
     wss.handleUpgrade(req, socket, head, (ws) => {
       adoptTransport(ws, socket)
-      if (types) new FeedSocket(ws, types, services.streams, config, services.log)
+      if (types) new FeedSocket(ws, types, services.streams, config, services.log, socketCredential(req, ip))
       else graphql.emit('connection', ws, req)
       // graphql-ws adds its own listener, which prints the error and its stack to stderr per bad frame.
       ws.removeAllListeners('error')

@@ -15,6 +15,7 @@ import type { Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import { isLinear } from '../domain/market.js'
 import { streams as names } from '../engine/events.js'
+import type { OrderView } from '../domain/orders.js'
 import type { BalancePayload, BookPayload } from '../engine/payloads.js'
 import type { MarketData } from '../services/marketData.js'
 import { bucketBalances, walletBalance, type WalletBalance } from '../services/portfolio.js'
@@ -25,6 +26,7 @@ import { makeFrame, type Frame } from './frame.js'
 import { OptionsFeed } from './optionsFeed.js'
 import { QuoteFeed } from './quoteFeed.js'
 import type { OpenStream, StreamOpener, Subscriber } from './subscriber.js'
+import { quoteOrder, type QuoteSnapshotPayload, type QuoteUpdatePayload } from './quoteState.js'
 import { Tail } from './tail.js'
 
 /** The kind of market a stream serves: linear (spot, perpetual, future) or option. */
@@ -85,14 +87,19 @@ export class Streams {
     }
   }
 
+  /** A market id as itself, or an underlying as its live markets (as listed now). */
+  private async symbolMarkets(symbol: string): Promise<string[]> {
+    const md = this.d.marketData
+    const one = await md.market(symbol)
+    if (one) return [symbol]
+    if (!familyCatalog(symbol)) throw new DomainError('MARKET_NOT_FOUND', `${symbol} is neither a market nor an underlying`, { underlyings: CATALOG.map((c) => c.family) })
+    return (await md.listed()).filter((m) => m.spec.family === symbol && m.status !== 'settled').map((m) => m.spec.id)
+  }
+
   /** Top of book of a market, or of every live market of an underlying. */
   quotes(symbol: string): StreamOpener {
     return async (sub) => {
-      const md = this.d.marketData
-      const one = await md.market(symbol)
-      const family = one ? null : familyCatalog(symbol)
-      if (!one && !family) throw new DomainError('MARKET_NOT_FOUND', `${symbol} is neither a market nor an underlying`, { underlyings: CATALOG.map((c) => c.family) })
-      const ids = one ? [symbol] : (await md.listed()).filter((m) => m.spec.family === symbol && m.status !== 'settled').map((m) => m.spec.id)
+      const ids = await this.symbolMarkets(symbol)
       const open: OpenStream[] = []
       try {
         for (const id of ids) open.push(await this.quoteStream(id, sub))
@@ -112,6 +119,32 @@ export class Streams {
   /** Option ticks of an underlying: OptionSnapshot, then OptionDelta with the changed ticks. */
   ticks(underlying: string): StreamOpener {
     return (sub) => this.optionsStream(underlying, (feed) => feed.subscribeTicks(sub))
+  }
+
+  /**
+   * The caller's quote state in a market or an underlying's markets (src/streams/quoteState.ts): a
+   * QuoteSnapshot of their open quote orders (from PostgreSQL, at the order stream's latest sequence),
+   * then a QuoteUpdate per OrderUpdate event of an order with a quoteId there.
+   */
+  myQuotes(principal: Principal, symbol: string): StreamOpener {
+    const userId = principal.userId
+    const stream = names.orders(userId)
+    return this.private(principal, async (sub) => {
+      const ids = await this.symbolMarkets(symbol)
+      const markets = new Set(ids)
+      const snapshot = async () => {
+        const seq = (await this.hub.lastSeq(stream)) ?? 0
+        const quotes = (await this.d.reads.openQuoteOrders(userId, ids)).map(quoteOrder)
+        return makeFrame({ eventType: 'QuoteSnapshot', eventSeq: seq, engineTs: this.d.clock(), payload: { kind: 'snapshot', symbol, quotes } satisfies QuoteSnapshotPayload })
+      }
+      const emit = (f: Frame) => {
+        if (f.env.eventType !== 'OrderUpdate') return sub.frame(f)
+        const o = f.env.payload as OrderView
+        if (o.quoteId === null || !markets.has(o.marketId)) return
+        sub.frame(makeFrame({ ...f.env, eventType: 'QuoteUpdate', causationId: f.env.eventId, payload: { kind: 'update', ...quoteOrder(o) } satisfies QuoteUpdatePayload }))
+      }
+      return this.tail({ frame: emit, end: (err) => sub.end(err) }, { stream, snapshot })
+    })
   }
 
   /** The caller's OrderUpdate events; replay after `fromSeq` from the buffer. */

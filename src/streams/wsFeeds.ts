@@ -1,6 +1,9 @@
 // Owns the documented WebSocket sockets and their protocol (SPEC.md "WebSocket protocol", DESIGN.md
 // §2.6): /ws/perps/prices (`prices`), /ws/feeds (`orderbook`, `fills` of option markets) and /ws/quotes
-// (`quotes`, by market id or underlying).
+// (`quotes`, the public top of book, and `myQuotes`, the caller's quote state: src/streams/quoteState.ts;
+// both by market id or underlying). The sockets are public; a private type needs the credential of the
+// upgrade request (Authorization header, or the session cookie from an allowed Origin), resolved at its
+// first use, and is refused with that credential's code otherwise (the socket stays open).
 //   → {"method":"subscribe","subscription":{"type":"prices","symbol":"BTC-PERP"}}   (optional fromSeq)
 //   ← {"type":"ack","subscription":{...}}            then data messages: the spec's envelope, bare
 //   → {"method":"unsubscribe","subscription":{...}}
@@ -13,6 +16,7 @@
 // close the socket (4008, SLOW_CONSUMER).
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
+import { refusal, type CredentialResult } from '../auth/principal.js'
 import { DomainError, type ErrorCode } from '../domain/errors.js'
 import type { Config } from '../config/env.js'
 import type { Frame } from './frame.js'
@@ -23,7 +27,21 @@ import type { OpenStream, StreamOpener, Subscriber } from './subscriber.js'
 const CLOSE_PING_TIMEOUT = 4000
 const CLOSE_SLOW_CONSUMER = 4008
 
-type Opener = (streams: Streams, symbol: string, fromSeq: number | null) => StreamOpener
+/** The socket's credential, resolved once, when a private subscription first needs it. */
+export type SocketCredential = () => Promise<CredentialResult>
+
+type Opener = (streams: Streams, symbol: string, fromSeq: number | null, credential: SocketCredential) => StreamOpener
+
+/** A subscription type that needs a credential of `read` scope. */
+const authenticated =
+  (open: (s: Streams, principal: NonNullable<CredentialResult['principal']>, symbol: string) => StreamOpener): Opener =>
+  (s, symbol, _fromSeq, credential) =>
+  async (sub) => {
+    const c = await credential()
+    const refused = refusal(c, 'read')
+    if (refused) throw refused
+    return open(s, c.principal!, symbol)(sub)
+  }
 
 /** Subscription types per socket path. */
 export const SOCKETS: Readonly<Record<string, Readonly<Record<string, Opener>>>> = {
@@ -32,7 +50,10 @@ export const SOCKETS: Readonly<Record<string, Readonly<Record<string, Opener>>>>
     orderbook: (s, symbol) => s.book(symbol, 'option'),
     fills: (s, symbol, fromSeq) => s.trades(symbol, fromSeq, 'option'),
   },
-  '/ws/quotes': { quotes: (s, symbol) => s.quotes(symbol) },
+  '/ws/quotes': {
+    quotes: (s, symbol) => s.quotes(symbol),
+    myQuotes: authenticated((s, principal, symbol) => s.myQuotes(principal, symbol)),
+  },
 }
 
 interface Subscription {
@@ -60,6 +81,7 @@ export class FeedSocket {
     private readonly streams: Streams,
     private readonly config: Config,
     private readonly log: Logger,
+    private readonly credential: SocketCredential,
   ) {
     this.pingTimer = setTimeout(() => this.close(CLOSE_PING_TIMEOUT, `no ping within ${config.wsPingTimeoutMs} ms`), config.wsPingTimeoutMs)
     ws.on('message', (data, isBinary) => this.onMessage(isBinary ? null : String(data)))
@@ -150,7 +172,7 @@ export class FeedSocket {
     }
     this.subs.set(key, entry)
     try {
-      const opener = this.types[subscription.type]!(this.streams, subscription.symbol, subscription.fromSeq ?? null)
+      const opener = this.types[subscription.type]!(this.streams, subscription.symbol, subscription.fromSeq ?? null, this.credential)
       entry.stream = await opener(entry)
     } catch (err) {
       if (this.subs.get(key) === entry) this.subs.delete(key)
