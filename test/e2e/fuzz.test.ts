@@ -148,6 +148,12 @@ const ORDER = {
   reduceOnly: false, marginMode: 'cross', clientOrderId: 'fz-1', stopPrice: '93000', takeProfitPrice: '99000', stopLossPrice: '90000',
 }
 const QUOTE_SIDE = { price: '94000', quantity: '0.01', clientOrderId: 'q-1' }
+/** An option id of the catalog's shape (listed or not: either way nothing may fail). */
+const OPTION = 'BTC-2026-12-18-100000-C'
+const OPTION_ORDER = {
+  marketId: OPTION, side: 'sell', type: 'limit', price: '0.05', quantity: '0.1', timeInForce: 'gtc', postOnly: false, reduceOnly: false, clientOrderId: 'fz-2',
+}
+const OPTION_SIDE = { price: '0.04', quantity: '0.1', clientOrderId: 'q-2' }
 
 /** A valid-looking body per POST route: the fuzz starts from these and breaks them. */
 const BODIES: Record<string, unknown> = {
@@ -159,6 +165,13 @@ const BODIES: Record<string, unknown> = {
   '/perps/positions/close': { marketId: 'BTC-PERP', quantity: '0.01' },
   '/perps/quotes': { marketId: 'BTC-PERP', quoteId: 'q', bid: QUOTE_SIDE, ask: { ...QUOTE_SIDE, price: '96000' } },
   '/perps/quotes/bulk': { marketId: 'BTC-PERP', quoteId: 'q', cancelAll: true, quotes: [{ side: 'buy', ...QUOTE_SIDE }, { side: 'sell', ...QUOTE_SIDE, price: '96000' }] },
+  '/orders': OPTION_ORDER,
+  '/orders/preview': OPTION_ORDER,
+  '/orders/cancel-all': { marketId: OPTION, quoteId: 'q', clientOrderId: 'fz-2' },
+  '/orders/:id/cancel': undefined,
+  '/orders/:id/modify': { price: '0.045', quantity: '0.2' },
+  '/quotes': { marketId: OPTION, quoteId: 'q', bid: OPTION_SIDE, ask: { ...OPTION_SIDE, price: '0.06' } },
+  '/quotes/bulk': { marketId: OPTION, quoteId: 'q', cancelAll: true, quotes: [{ side: 'buy', ...OPTION_SIDE }, { side: 'sell', ...OPTION_SIDE, price: '0.06' }] },
   '/orders/cancel-all-after': { timeoutMs: 60_000 },
   '/wallet/transfer': { from: 'wallet', to: 'perps', amount: '1' },
   '/wallet/faucet': { amount: '1' },
@@ -389,12 +402,13 @@ function killerFrame(f: Fuzz, limit: number): { data: Buffer | string; binary: b
 const FEEDS: Record<string, Array<{ type: string; symbol: () => string }>> = {
   '/ws/perps/prices': [{ type: 'prices', symbol: () => 'BTC-PERP' }],
   '/ws/feeds': [{ type: 'orderbook', symbol: () => option }, { type: 'fills', symbol: () => option }],
-  '/ws/quotes': [{ type: 'quotes', symbol: () => 'BTC-PERP' }, { type: 'quotes', symbol: () => 'BTC' }],
+  '/ws/quotes': [{ type: 'quotes', symbol: () => 'BTC-PERP' }, { type: 'quotes', symbol: () => 'BTC' }, { type: 'myQuotes', symbol: () => 'BTC' }],
 }
 
 async function wsFeeds(f: Fuzz, fail: (request: string, outcome: string) => void): Promise<number> {
   const path = f.pick(Object.keys(FEEDS))
-  const s = await openSocket(path)
+  // The caller's quote state needs a credential: sometimes there is one.
+  const s = await openSocket(path, undefined, path === '/ws/quotes' && f.chance(0.5) ? alice.cookie : {})
   if (!s.opened) return 1
   const frames: string[] = []
   const n = 4 + f.int(12)

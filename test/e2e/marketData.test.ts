@@ -281,7 +281,9 @@ describe('GET /markets/board', () => {
     expect(b.calls.length).toBe(b.puts.length)
     expect(b.calls.length % 4).toBe(0)
     for (const row of [...b.calls, ...b.puts]) {
-      for (const k of ['strikePrice', 'bid', 'ask', 'lastPrice', 'openInterest', 'volume24h', 'markPrice']) expect(row[k]).toMatch(DECIMAL)
+      for (const k of ['strikePrice', 'openInterest', 'volume24h', 'markPrice']) expect(row[k]).toMatch(DECIMAL)
+      // No option order rests or traded here: empty sides and the missing last trade are null, not "0".
+      expect({ bid: row.bid, ask: row.ask, lastPrice: row.lastPrice }).toEqual({ bid: null, ask: null, lastPrice: null })
       expect(row.expiry).toMatch(/^\d{4}-\d{2}-\d{2}$/)
       expect(Number(row.strikePrice) % 5000).toBe(0)
       expect(Number(row.markIv)).toBeGreaterThan(0)
