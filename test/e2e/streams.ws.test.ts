@@ -1,6 +1,6 @@
 // The documented WebSocket sockets with a real `ws` client: the protocol (subscribe/ack/unsubscribe,
 // ping/pong, errors as JSON, the close after the ping timeout), prices after pushed marks with replay
-// from fromSeq, option feeds, quotes after real orders, slow consumers (disconnected, or conflated to a
+// from fromSeq, option feeds after real option trades, quotes after real orders, slow consumers (disconnected, or conflated to a
 // fresh snapshot for a book), per-IP connection caps and refused paths.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { publishEvents } from '../../src/bus/eventLog.js'
@@ -52,8 +52,15 @@ beforeAll(async () => {
   small = await startTestExchange({ ROLES: 'api', STREAM_MAX_BUFFER_BYTES: String(MAX_BUFFER), STREAM_MAX_CONNECTIONS_PER_IP: '3' }, node)
   alice = await signIn(api, ex.url!)
   bob = await signIn(api, ex.url!)
-  for (const u of [alice, bob]) await fundPerps(api, u)
-  option = (await api.get('/markets/board')).body.calls[0].marketId
+  for (const u of [alice, bob]) {
+    await fundPerps(api, u)
+    expect((await api.post('/wallet/transfer', { from: 'wallet', to: 'options', amount: '20000' }, u.cookie)).status).toBe(200)
+  }
+  // An option whose forward is a future's mark (pushed fresh above), at the money.
+  const board = (await api.get('/markets/board')).body
+  const expiry = Object.keys(board.expiryForwards).find((e) => board.expiryForwards[e] === '95000')!
+  const distance = (r: any) => Math.abs(Number(r.strikePrice) - 95000)
+  option = board.calls.filter((r: any) => r.expiry === expiry).sort((a: any, b: any) => distance(a) - distance(b))[0].marketId
 })
 afterAll(async () => {
   await pingy?.close()
@@ -220,11 +227,21 @@ describe('/ws/feeds', () => {
     ws.send({ method: 'subscribe', subscription: { type: 'fills', symbol: option } })
     expect(await ws.json()).toEqual({ type: 'ack', subscription: { type: 'fills', symbol: option } })
 
-    // Options orders are not accepted yet: the engine's frames are published on the bus directly.
-    const [delta] = await publish(`book:${option}`, 1, (seq) => ({ eventType: 'OrderbookDelta', payload: { kind: 'delta', marketId: option, sequence: seq, changes: [{ side: 'bid', price: '0.05', size: '1' }] } }), rest.sequence)
-    expect(await ws.json()).toMatchObject({ eventType: 'OrderbookDelta', eventSeq: rest.sequence + 1, payload: delta!.payload })
-    const [fill] = await publish(`trades:${option}`, 1, () => ({ eventType: 'Trade', payload: { tradeId: 'T1', marketId: option, price: '0.05', quantity: '1', takerSide: 'buy', tsMs: 1 } }))
-    expect(await ws.json()).toMatchObject({ eventType: 'Trade', eventSeq: fill!.eventSeq, payload: fill!.payload })
+    // Real option trades: alice bids, bob sells into the bid.
+    const bid = await api.post('/orders', { marketId: option, side: 'buy', price: '0.05', quantity: '0.1' }, alice.cookie)
+    expect(bid.status, bid.text).toBe(200)
+    expect(await ws.json()).toMatchObject({ eventType: 'OrderbookDelta', eventSeq: rest.sequence + 1, payload: { kind: 'delta', marketId: option, sequence: rest.sequence + 1, changes: [{ side: 'bid', price: '0.05', size: '0.1' }] } })
+    const sell = await api.post('/orders', { marketId: option, side: 'sell', type: 'market', quantity: '0.04' }, bob.cookie)
+    expect(sell.body, sell.text).toMatchObject({ status: 'filled', filledQuantity: '0.04' })
+    // The book's delta and the public trade arrive on their own streams, in either order.
+    const frames = [await ws.json(), await ws.json()]
+    const trade = frames.find((f) => f.eventType === 'Trade')
+    const delta = frames.find((f) => f.eventType === 'OrderbookDelta')
+    expect(delta).toMatchObject({ eventSeq: rest.sequence + 2, payload: { changes: [{ side: 'bid', price: '0.05', size: '0.06' }] } })
+    const [mine] = (await api.get('/trades/me', bob.cookie)).body
+    expect(trade).toMatchObject({ payload: { tradeId: expect.any(String), marketId: option, price: '0.05', quantity: '0.04', takerSide: 'sell' } })
+    expect(mine).toMatchObject({ marketId: option, orderId: sell.body.id, side: 'sell', price: '0.05', quantity: '0.04' })
+    await api.post(`/orders/${bid.body.id}/cancel`, {}, alice.cookie)
 
     ws.send({ method: 'subscribe', subscription: { type: 'orderbook', symbol: PERP } })
     expect(await ws.json()).toMatchObject({ type: 'error', code: 'INVALID_MARKET_ID' })
