@@ -1,10 +1,13 @@
 // The theoretical valuation of listed options at one moment, shared by the board and the caller's
 // option positions: the forward of each expiry (the matching future's mark, a future expiring exactly a
 // week after the option, else the synthetic spot·e^(rT)), the smile's vol, and the Black-76 mark in
-// units of the underlying on the option tick (src/domain/pricing/optionTheo.ts).
-import { familyCatalog, smileFor } from '../config/catalog.js'
+// units of the underlying on the option tick (src/domain/pricing/optionTheo.ts). The rate and the vol
+// surface are the option's own, fixed at listing as the engine prices it (the catalog's for a market
+// listed before they were recorded).
+import { familyCatalog } from '../config/catalog.js'
 import { D } from '../domain/decimal.js'
 import type { MarketSpec } from '../domain/market.js'
+import { smileAt } from '../domain/pricing/volSurface.js'
 import type { OptionMark } from '../domain/pricing/optionPrice.js'
 import { optionForward, optionTheo, YEAR_MS, type Forward, type PricePoint } from '../domain/pricing/optionTheo.js'
 import type { MarkView } from '../bus/mirrors.js'
@@ -44,6 +47,7 @@ export function optionValuer(listed: readonly ListedMarket[], marks: ReadonlyMap
     if (!forwards.has(key)) forwards.set(key, forwardOf(listed, marks, nowMs, s.family, s.expiryMs))
     const forward = forwards.get(key)
     if (!forward) return null
+    const pricing = s.pricing ?? { rate: fam.rate, volSurface: fam.options.volSurface }
     const theo = optionTheo({
       nowMs,
       expiryMs: s.expiryMs,
@@ -51,10 +55,10 @@ export function optionValuer(listed: readonly ListedMarket[], marks: ReadonlyMap
       isCall: s.optionType === 'call',
       forward: forward.price,
       indexSpot: Number(spot.price),
-      rate: fam.rate,
-      smile: smileFor(fam.options, (s.expiryMs - nowMs) / DAY_MS),
+      rate: pricing.rate,
+      smile: smileAt(pricing.volSurface, (s.expiryMs - nowMs) / DAY_MS),
       tick: D(s.tickSize),
     })
-    return { forward, spotPrice: spot.price, timeYears: Math.max(0, s.expiryMs - nowMs) / YEAR_MS, rate: fam.rate, theo }
+    return { forward, spotPrice: spot.price, timeYears: Math.max(0, s.expiryMs - nowMs) / YEAR_MS, rate: pricing.rate, theo }
   }
 }

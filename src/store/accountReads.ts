@@ -252,9 +252,7 @@ export class AccountReads {
 
   /** The options bucket: its total and what the engine holds of it for open orders and short options. */
   async optionsBalance(userId: string): Promise<{ total: string; locked: string }> {
-    const rows = await this.prisma.$queryRaw<Array<{ amount: N; locked: N }>>`
-      SELECT amount, COALESCE(locked, 0) AS locked FROM balances WHERE "userId" = ${userId} AND bucket = 'options'`
-    const r = rows[0]
+    const r = await this.prisma.balance.findUnique({ where: { userId_bucket: { userId, bucket: 'options' } } })
     return r ? { total: numeric(r.amount), locked: numeric(r.locked) } : { total: '0', locked: '0' }
   }
 
