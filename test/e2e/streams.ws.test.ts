@@ -242,6 +242,7 @@ describe('/ws/feeds', () => {
     expect(trade).toMatchObject({ payload: { tradeId: expect.any(String), marketId: option, price: '0.05', quantity: '0.04', takerSide: 'sell' } })
     expect(mine).toMatchObject({ marketId: option, orderId: sell.body.id, side: 'sell', price: '0.05', quantity: '0.04' })
     await api.post(`/orders/${bid.body.id}/cancel`, {}, alice.cookie)
+    expect(await ws.json()).toMatchObject({ eventSeq: rest.sequence + 3, payload: { changes: [{ side: 'bid', price: '0.05', size: '0' }] } })
 
     ws.send({ method: 'subscribe', subscription: { type: 'orderbook', symbol: PERP } })
     expect(await ws.json()).toMatchObject({ type: 'error', code: 'INVALID_MARKET_ID' })
