@@ -10,6 +10,7 @@ import { DomainError } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import { isLinear, type MarketSpec } from '../domain/market.js'
 import { clientOrderId, parseLinearOrder, priceTicks, quantityLots, type OrderRequest, type OrderSpec, type OrderView } from '../domain/orders.js'
+import type { MarketKind } from '../engine/admission.js'
 import type { Command } from '../engine/commands.js'
 import type { Preview } from '../engine/handlers/preview.js'
 import type { AccountReads } from '../store/accountReads.js'
@@ -29,11 +30,11 @@ export interface QuotesReply {
 }
 
 /**
- * Linear (spot, perpetual, future) or option. The REST families name theirs (`/perps/orders` linear,
- * `/orders` options), so a market or order of the other kind is refused as unknown; GraphQL may leave
- * it out and let the market id decide.
+ * Linear (spot, perpetual, future) or option, as the engine's commands name it. The REST families name
+ * theirs (`/perps/orders` linear, `/orders` options), so a market or order of the other kind is refused
+ * as unknown; GraphQL may leave it out and let the market id decide.
  */
-export type MarketKind = 'linear' | 'option'
+export type { MarketKind }
 
 export const kindOf = (spec: Pick<MarketSpec, 'type'>): MarketKind => (isLinear(spec.type) ? 'linear' : 'option')
 
