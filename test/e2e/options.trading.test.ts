@@ -13,6 +13,7 @@ import { testClock } from '../support/clock.js'
 import { ADMIN, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { DECIMAL, http, type Http, type HttpResult } from '../support/http.js'
 import { btcFutures } from '../support/marks.js'
+import { pollUntil } from '../support/poll.js'
 
 let ex: TestExchange
 let api: Http
@@ -112,7 +113,10 @@ async function optionOf(id: string): Promise<Option> {
 
 beforeAll(async () => {
   // Marks stay fresh for an hour of the test clock; the last describe makes them stale on purpose.
-  ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000', FAUCET_DAILY_CAP: '1000000' })
+  // The order-rate limiter's clock stands still, so its counts are exact however slow the machine (no
+  // user here comes near its 120 calls).
+  const limiterNow = testClock.now()
+  ex = await startTestExchange({ ROLES: 'api,engine,scheduler', MARK_STALE_MS: '3600000', FAUCET_DAILY_CAP: '1000000' }, { rateLimitClock: () => limiterNow })
   api = http(ex.url!)
   markTs = testClock.now()
   await pushMarks(markTs)
@@ -411,6 +415,22 @@ describe('the order lifecycle', () => {
     // GraphQL's connection is the same list.
     const g = (await gql(carol, `{ me { orders(kind: OPTION, first: 200) { edges { node { ${ORDER_SELECTION} } } } } }`)).body.data.me.orders
     expect(g.edges.map((e: any) => gqlOrder(e.node))).toEqual(all)
+  })
+})
+
+describe('the dead man\'s switch', () => {
+  it('cancels option orders too when it fires', async () => {
+    const placed = (await order(carol.cookie, { marketId: rules.id, side: 'buy', price: '0.001', quantity: '0.1' })).body
+    expect(placed.status).toBe('open')
+    const armed = await api.post('/orders/cancel-all-after', { timeoutMs: 1000 }, carol.cookie)
+    expect(armed.status, armed.text).toBe(200)
+    // The scheduler's heartbeat fires it once the clock has passed the deadline.
+    testClock.advance(1_500)
+    const ended = await pollUntil(async () => {
+      const o = (await api.get('/orders/me', carol.cookie)).body.find((x: any) => x.id === placed.id)
+      return o.status === 'canceled' ? o : null
+    }, { what: 'the dead man\'s switch to cancel the option order' })
+    expect(ended.cancelReason).toBe('dead_man_switch')
   })
 })
 
