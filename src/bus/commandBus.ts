@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
 import type { Command, CommandEnvelope, Reply } from '../engine/commands.js'
+import type { Replied, ReplyOf } from '../engine/replies.js'
 import type { RedisKeys } from './keys.js'
 
 export interface SubmitOptions {
@@ -104,9 +105,9 @@ export class CommandBus {
   }
 
   /** Like submit(), but returns the value or throws the reply's error as a DomainError. */
-  async execute<T = unknown>(cmd: Command, opts: SubmitOptions = {}): Promise<T> {
+  async execute<C extends Command>(cmd: C, opts: SubmitOptions = {}): Promise<Replied<ReplyOf<C>>> {
     const reply = await this.submit(cmd, opts)
-    if (reply.ok) return reply.value as T
+    if (reply.ok) return reply.value as Replied<ReplyOf<C>>
     if (reply.code === 'INTERNAL_ERROR') throw new Error(`engine: ${reply.message}`)
     throw new DomainError(reply.code, reply.message, reply.details)
   }

@@ -20,6 +20,7 @@ import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import { EngineState, type Counter } from './state.js'
 import { TouchList } from './touchList.js'
+import type { Replies } from './replies.js'
 import { BalancePayload, BookDeltaPayload, OrderPayload } from './payloads.js'
 import { optionsLocked } from './optionMargin.js'
 
@@ -102,41 +103,9 @@ export class Engine implements Ctx {
   }
 
   private dispatch(cmd: Command, commandId: string): unknown {
-    switch (cmd.type) {
-      case 'PlaceOrder':
-        return placeOrder(this, cmd.userId, cmd.order, cmd.kind)
-      case 'PreviewOrder':
-        return previewOrder(this, cmd.userId, cmd.order, cmd.kind)
-      case 'CancelOrder':
-        return cancelOrder(this, cmd.userId, cmd.orderId, cmd.kind)
-      case 'ModifyOrder':
-        return modifyOrder(this, cmd.userId, cmd.orderId, cmd.priceTicks, cmd.lots, cmd.kind)
-      case 'CancelAll':
-        return cancelAll(this, cmd.userId, cmd, cmd.kind)
-      case 'PlaceQuotes':
-        return placeQuotes(this, cmd.userId, cmd.marketId, cmd.quoteId, cmd.orders, cmd.cancelFirst, cmd.amend === true, cmd.kind)
-      case 'CancelAllAfter':
-        return cancelAllAfter(this, cmd.userId, cmd.timeoutMs)
-      case 'Tick':
-        onTick(this)
-        return { deadmanFired: fireDeadmanSwitches(this) }
-      case 'Transfer':
-        return transfer(this, cmd.userId, cmd.from, cmd.to, cmd.amountMicro, commandId)
-      case 'Faucet':
-        return faucet(this, cmd.userId, cmd.amountMicro, cmd.dailyCapMicro, commandId)
-      case 'Genesis':
-        return genesis(this, cmd.userId, cmd.usdcMicro, cmd.holdings, commandId)
-      case 'UpdateMarks':
-        return updateMarks(this, cmd.marks)
-      case 'ListMarkets':
-        return { listed: listMarkets(this, cmd.markets) }
-      case 'SetMarketStatus':
-        return setMarketStatus(this, cmd.marketId, cmd.status)
-      case 'ExpireMarket':
-        return expireMarket(this, cmd.marketId)
-      default:
-        throw new DomainError('INVALID_REQUEST', `Unknown command ${(cmd as { type?: unknown }).type}`)
-    }
+    const handler = HANDLERS[cmd.type] as Handler<Command['type']> | undefined
+    if (!handler) throw new DomainError('INVALID_REQUEST', `Unknown command ${(cmd as { type?: unknown }).type}`)
+    return handler(this, cmd as never, commandId)
   }
 
   /** After each command: one book delta per changed book, one update per changed order and account. */
@@ -190,4 +159,28 @@ function toReply(err: unknown): Reply {
   // A bug, not a rejection. Replay meets it at the same point with the same state, so the outcome stays
   // deterministic; the runner logs it and the client sees INTERNAL_ERROR.
   return { ok: false, code: 'INTERNAL_ERROR', message: err instanceof Error ? err.message : String(err) }
+}
+
+type Handler<K extends Command['type']> = (e: Engine, cmd: Extract<Command, { type: K }>, commandId: string) => Replies[K]
+
+/** One handler per command, each returning its command's reply type (replies.ts). */
+const HANDLERS: { readonly [K in Command['type']]: Handler<K> } = {
+  PlaceOrder: (e, c) => placeOrder(e, c.userId, c.order, c.kind),
+  PreviewOrder: (e, c) => previewOrder(e, c.userId, c.order, c.kind),
+  CancelOrder: (e, c) => cancelOrder(e, c.userId, c.orderId, c.kind),
+  ModifyOrder: (e, c) => modifyOrder(e, c.userId, c.orderId, c.priceTicks, c.lots, c.kind),
+  CancelAll: (e, c) => cancelAll(e, c.userId, c, c.kind),
+  PlaceQuotes: (e, c) => placeQuotes(e, c.userId, c.marketId, c.quoteId, c.orders, c.cancelFirst, c.amend === true, c.kind),
+  CancelAllAfter: (e, c) => cancelAllAfter(e, c.userId, c.timeoutMs),
+  Tick: (e) => {
+    onTick(e)
+    return { deadmanFired: fireDeadmanSwitches(e) }
+  },
+  Transfer: (e, c, id) => transfer(e, c.userId, c.from, c.to, c.amountMicro, id),
+  Faucet: (e, c, id) => faucet(e, c.userId, c.amountMicro, c.dailyCapMicro, id),
+  Genesis: (e, c, id) => genesis(e, c.userId, c.usdcMicro, c.holdings, id),
+  UpdateMarks: (e, c) => updateMarks(e, c.marks),
+  ListMarkets: (e, c) => ({ listed: listMarkets(e, c.markets) }),
+  SetMarketStatus: (e, c) => setMarketStatus(e, c.marketId, c.status),
+  ExpireMarket: (e, c) => expireMarket(e, c.marketId),
 }

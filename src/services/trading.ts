@@ -81,8 +81,8 @@ export class Trading {
     private readonly reads: AccountReads,
   ) {}
 
-  private run<T>(cmd: Command, correlationId: string): Promise<T> {
-    return this.s.commands.execute<T>(cmd, { correlationId })
+  private run<C extends Command>(cmd: C, correlationId: string) {
+    return this.s.commands.execute(cmd, { correlationId })
   }
 
   /** A listed, unsettled market (of `kind`, when given), or INVALID_MARKET_ID. */
@@ -133,20 +133,20 @@ export class Trading {
   async placeOrder(p: Principal, req: OrderRequest, correlationId: string, kind?: MarketKind | null): Promise<OrderView> {
     const market = await this.market(req.marketId, kind)
     const order = parseOrder(req, market, newId())
-    return this.withExistingOrder(this.run<OrderView>({ type: 'PlaceOrder', userId: p.userId, order, kind: kindOf(market) }, correlationId))
+    return this.withExistingOrder(this.run({ type: 'PlaceOrder', userId: p.userId, order, kind: kindOf(market) }, correlationId))
   }
 
   /** Placement's checks without placing: the engine runs them against its live state. */
   async previewOrder(p: Principal, req: OrderRequest, correlationId: string, kind?: MarketKind | null): Promise<Preview> {
     const market = await this.market(req.marketId, kind)
     const order = parseOrder(req, market, newId())
-    return this.run<Preview>({ type: 'PreviewOrder', userId: p.userId, order, kind: kindOf(market) }, correlationId)
+    return this.run({ type: 'PreviewOrder', userId: p.userId, order, kind: kindOf(market) }, correlationId)
   }
 
   /** With `kind`, an order of the other kind is not found. */
   async cancelOrder(p: Principal, orderId: string, correlationId: string, kind?: MarketKind | null): Promise<OrderView> {
     try {
-      return await this.run<OrderView>({ type: 'CancelOrder', userId: p.userId, orderId, ...(kind ? { kind } : {}) }, correlationId)
+      return await this.run({ type: 'CancelOrder', userId: p.userId, orderId, ...(kind ? { kind } : {}) }, correlationId)
     } catch (err) {
       return this.notOpen(err, p.userId, orderId, kind)
     }
@@ -169,7 +169,7 @@ export class Trading {
       ...(kind ? { kind } : {}),
     }
     try {
-      return await this.run<OrderView>(cmd, correlationId)
+      return await this.run(cmd, correlationId)
     } catch (err) {
       return this.notOpen(err, p.userId, orderId, kind)
     }

@@ -2,7 +2,7 @@
 // command's `kind` says which paths it came by). Admission and the order lifecycle live in their own
 // modules; these are leaves.
 import { DomainError } from '../../domain/errors.js'
-import type { OrderSpec } from '../../domain/orders.js'
+import type { OrderSpec, OrderView } from '../../domain/orders.js'
 import { BUY, SELL } from '../book/types.js'
 import type { Ctx } from '../context.js'
 import type { MarketRuntime } from '../marketRuntime.js'
@@ -14,7 +14,7 @@ import { reserve, without } from '../reservations.js'
 import { orderView } from '../views.js'
 import { bandOf, checkBand, checkFunds, checkNewOrder, checkReduceOnly, checkSpec, execute, isLots, kindOf, marketOf, requireActive, tradingAccount, type MarketKind } from '../admission.js'
 
-export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec, kind?: MarketKind): unknown {
+export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec, kind?: MarketKind): OrderView | null {
   const market = marketOf(ctx, spec?.marketId, kind)
   checkSpec(spec, market)
   requireActive(ctx, market)
@@ -36,7 +36,7 @@ function ownOpenOrder(ctx: Ctx, userId: string, orderId: string, kind: MarketKin
   return order
 }
 
-export function cancelOrder(ctx: Ctx, userId: string, orderId: string, kind?: MarketKind): unknown {
+export function cancelOrder(ctx: Ctx, userId: string, orderId: string, kind?: MarketKind): OrderView | null {
   const order = ownOpenOrder(ctx, userId, orderId, kind)
   const market = ctx.state.markets.get(order.marketId)!
   // A take-profit / stop-loss pair is one decision: cancelling either cancels both.
@@ -50,7 +50,7 @@ export function cancelOrder(ctx: Ctx, userId: string, orderId: string, kind?: Ma
  * Amends price and/or quantity. Only lowering the quantity keeps time priority; any other change
  * re-enters the order as if new (it may trade if it now crosses, unless it is post-only).
  */
-export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTicks: number | null, lots: number | null, kind?: MarketKind): unknown {
+export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTicks: number | null, lots: number | null, kind?: MarketKind): OrderView | null {
   const order = ownOpenOrder(ctx, userId, orderId, kind)
   const market = ctx.state.markets.get(order.marketId)!
   requireActive(ctx, market)
@@ -109,7 +109,7 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
  * fires, when the new price and quantity are checked like any order's. A take-profit / stop-loss
  * follows its parent's fills and is not modified directly.
  */
-function modifyWaiting(ctx: Ctx, market: MarketRuntime, order: Order, priceTicks: number | null, lots: number | null): unknown {
+function modifyWaiting(ctx: Ctx, market: MarketRuntime, order: Order, priceTicks: number | null, lots: number | null): OrderView | null {
   if (order.parentOrderId !== null) throw new DomainError('INVALID_REQUEST', 'A take-profit or stop-loss follows its order; cancel the pair instead')
   if (priceTicks !== null && order.type === 'market') throw new DomainError('INVALID_PRICE', 'A stop market order has no price')
   if (priceTicks !== null) order.priceTicks = priceTicks

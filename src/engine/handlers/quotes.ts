@@ -2,7 +2,7 @@
 // (a quote never takes liquidity), and a bulk call may first cancel the caller's orders on the market,
 // or, with `amend`, replace them by amending them in place where it can (same ids, same rows).
 import { DomainError } from '../../domain/errors.js'
-import type { OrderSpec } from '../../domain/orders.js'
+import type { OrderSpec, OrderView } from '../../domain/orders.js'
 import { BUY, SELL } from '../book/types.js'
 import type { Ctx } from '../context.js'
 import type { MarketRuntime } from '../marketRuntime.js'
@@ -21,7 +21,7 @@ export interface QuotesResult {
   marketId: string
   quoteId: string | null
   canceled: string[]
-  results: Array<{ side: 'buy' | 'sell'; response: unknown }>
+  results: Array<{ side: 'buy' | 'sell'; response: OrderView | null }>
 }
 
 export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId: string | null, specs: OrderSpec[], cancelFirst: boolean, amend = false, kind?: MarketKind): QuotesResult {
