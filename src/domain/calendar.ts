@@ -1,12 +1,13 @@
 // Expiry calendar, all in UTC and all relative to an explicit `nowMs`: quarterly futures (last Friday
-// of Mar/Jun/Sep/Dec, 08:00), their options (the Friday before), the weekly option Fridays, and the
-// date form used in market ids. An expiry exactly at `nowMs` counts as expired: it is not listed.
+// of Mar/Jun/Sep/Dec, 08:00), their options (the Friday before), the monthly options (the Friday before
+// a month's last Friday, as the quarterlies), the weekly option Fridays, and the date form used in
+// market ids. An expiry exactly at `nowMs` counts as expired: it is not listed.
 
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 24 * HOUR_MS
 export const WEEK_MS = 7 * DAY_MS
 export const EXPIRY_HOUR_UTC = 8
-export const OPTION_EXPIRY_COUNT = 4
+export const OPTION_EXPIRY_COUNT = 5
 
 const FRIDAY = 5
 const QUARTER_MONTHS = [2, 5, 8, 11] as const
@@ -64,18 +65,33 @@ export interface OptionExpiry {
   futureExpiryMs: number | null
 }
 
+/** The next monthly options expiry strictly after `nowMs` that is not a quarterly one: the Friday before
+ * the last Friday of a month outside Mar/Jun/Sep/Dec. */
+export function nextMonthlyExpiry(nowMs: number): number {
+  assertTime(nowMs, 'nowMs')
+  const now = new Date(nowMs)
+  for (let i = 0; ; i++) {
+    const month = (now.getUTCMonth() + i) % 12
+    const year = now.getUTCFullYear() + Math.floor((now.getUTCMonth() + i) / 12)
+    const expiry = lastFridayOfMonth(year, month) - WEEK_MS
+    if (expiry > nowMs && !(QUARTER_MONTHS as readonly number[]).includes(month)) return expiry
+  }
+}
+
 /**
- * Option expiries listed at `nowMs`, ascending, always four: the options on the next two quarterly
- * futures whose options have not yet expired, then weekly Fridays strictly after `nowMs` (skipping
- * those already listed as quarterly) until there are four. Between a quarterly options expiry and its
- * futures expiry the front future has no options left, so three weeklies are listed. A weekly that
- * falls on a futures expiry day still has no matching future (futureExpiryMs null).
+ * Option expiries listed at `nowMs`, ascending, always five: the options on the next two quarterly
+ * futures whose options have not yet expired, the next monthly, then weekly Fridays strictly after
+ * `nowMs` (skipping those already listed) until there are five. Between a quarterly options expiry and
+ * its futures expiry the front future has no options left, so three weeklies are listed. Only the
+ * quarterlies have a matching future; a monthly or weekly, even on a futures expiry day, has none
+ * (futureExpiryMs null: the synthetic forward).
  */
 export function optionExpiries(nowMs: number): OptionExpiry[] {
   assertTime(nowMs, 'nowMs')
   const listed: OptionExpiry[] = nextQuarterlyExpiries(nowMs, 2)
     .map((futureExpiryMs) => ({ expiryMs: optionExpiryForFuture(futureExpiryMs), futureExpiryMs }))
     .filter((e) => e.expiryMs > nowMs)
+  listed.push({ expiryMs: nextMonthlyExpiry(nowMs), futureExpiryMs: null })
   const taken = new Set(listed.map((e) => e.expiryMs))
   for (let friday = nextFriday(nowMs); listed.length < OPTION_EXPIRY_COUNT; friday += WEEK_MS) {
     if (!taken.has(friday)) listed.push({ expiryMs: friday, futureExpiryMs: null })

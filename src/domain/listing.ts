@@ -1,15 +1,19 @@
 // Which markets should be listed at a given time: spot and perpetual per family, the next quarterly
-// futures, and (BTC) options for the listed option expiries on a strike grid around spot at listing.
+// futures, and (BTC) options for the listed option expiries on a strike grid around each expiry's
+// forward at listing (the matching future's mark, else spot·e^(rT)).
 // Pure: the listing job in the scheduler diffs this against what is listed and sends engine commands.
 import type { FamilyCatalog, LinearParams } from '../config/catalog.js'
 import { isoDate, nextQuarterlyExpiries, optionExpiries } from './calendar.js'
 import { D, formatDecimal } from './decimal.js'
 import type { MarketSpec, MarketType } from './market.js'
+import { YEAR_MS } from './pricing/optionTheo.js'
 
 export interface ListingContext {
   nowMs: number
-  /** Reference spot per family for the strike grid: the latest mark, or the catalog's start price. */
+  /** Reference spot per family: the latest mark, or the catalog's start price. */
   spotRef: (family: string) => string
+  /** The latest mark of a family's future by its expiry, when it has one (absent: none known). */
+  futureRef?: (family: string, futureExpiryMs: number) => string | null
   defaultStaleMarkMs: number
 }
 
@@ -30,6 +34,14 @@ export function strikeGrid(spot: string, step: number, rangePct: number): string
   const out: string[] = []
   for (let k = lo.gt(0) ? lo : stepD; k.lte(hi); k = k.add(stepD)) out.push(formatDecimal(k))
   return out
+}
+
+/** The forward an expiry's strike grid is drawn around: its future's mark, else spot·e^(rT). */
+function forwardRef(fam: FamilyCatalog, ctx: ListingContext, expiryMs: number, futureExpiryMs: number | null): string {
+  const future = futureExpiryMs === null ? null : (ctx.futureRef?.(fam.family, futureExpiryMs) ?? null)
+  if (future !== null) return future
+  const years = Math.max(0, expiryMs - ctx.nowMs) / YEAR_MS
+  return D(ctx.spotRef(fam.family)).mul(Math.exp(fam.rate * years)).toFixed(8)
 }
 
 function spec(
@@ -84,8 +96,8 @@ export function plannedMarkets(catalog: readonly FamilyCatalog[], ctx: ListingCo
       out.push(spec(fam, ctx, futureId(fam, expiryMs), 'future', fam.future, { expiryMs }))
     }
     if (!fam.options) continue
-    const strikes = strikeGrid(ctx.spotRef(fam.family), fam.options.strikeStep, fam.options.strikeRangePct)
-    for (const { expiryMs } of optionExpiries(ctx.nowMs)) {
+    for (const { expiryMs, futureExpiryMs } of optionExpiries(ctx.nowMs)) {
+      const strikes = strikeGrid(forwardRef(fam, ctx, expiryMs, futureExpiryMs), fam.options.strikeStep, fam.options.strikeRangePct)
       for (const strike of strikes) {
         for (const optionType of ['call', 'put'] as const) {
           out.push(

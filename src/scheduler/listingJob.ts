@@ -2,7 +2,7 @@
 // retires expired markets. It only sends engine commands; the engine decides.
 import { CATALOG } from '../config/catalog.js'
 import type { CommandBus } from '../bus/commandBus.js'
-import { marketsToList, plannedMarkets } from '../domain/listing.js'
+import { futureId, marketsToList, plannedMarkets } from '../domain/listing.js'
 import type { MarketData } from '../services/marketData.js'
 
 export async function runListing(md: MarketData, bus: CommandBus, defaultStaleMarkMs: number, nowMs: number): Promise<{ listed: number; expired: number }> {
@@ -12,6 +12,10 @@ export async function runListing(md: MarketData, bus: CommandBus, defaultStaleMa
     spotRef: (family) => {
       const fam = CATALOG.find((f) => f.family === family)!
       return marks.get(fam.spotId)?.price ?? fam.simStartPrice
+    },
+    futureRef: (family, futureExpiryMs) => {
+      const fam = CATALOG.find((f) => f.family === family)!
+      return marks.get(futureId(fam, futureExpiryMs))?.price ?? null
     },
     defaultStaleMarkMs,
   })

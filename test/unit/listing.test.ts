@@ -26,15 +26,20 @@ describe('catalog listing', () => {
     ])
   })
 
-  it('lists BTC options for four expiries on a 5,000 grid within ±40% of spot, calls and puts', () => {
+  it('lists BTC options for the weeklies, the monthly and the quarterlies on a 5,000 grid within ±40% of each forward, calls and puts', () => {
     const options = plan('2026-11-21T12:00:00Z').filter((m) => m.type === 'option')
     expect(options.every((m) => m.family === 'BTC')).toBe(true)
     const expiries = [...new Set(options.map((m) => new Date(m.expiryMs!).toISOString()))]
-    expect(expiries).toEqual(['2026-11-27T08:00:00.000Z', '2026-12-04T08:00:00.000Z', '2026-12-18T08:00:00.000Z', '2027-03-19T08:00:00.000Z'])
-    const strikes = [...new Set(options.map((m) => Number(m.strike)))]
-    expect(strikes[0]).toBe(60_000)
-    expect(strikes.at(-1)).toBe(130_000)
-    expect(options).toHaveLength(4 * strikes.length * 2)
+    expect(expiries).toEqual(['2026-11-27T08:00:00.000Z', '2026-12-04T08:00:00.000Z', '2026-12-18T08:00:00.000Z', '2027-01-22T08:00:00.000Z', '2027-03-19T08:00:00.000Z'])
+    const strikesOf = (day: string) => options.filter((m) => new Date(m.expiryMs!).toISOString().startsWith(day)).map((m) => Number(m.strike))
+    // A week out the synthetic forward is about spot; four months out it is 95,000·e^(0.04·0.32) ≈ 96,220.
+    expect([Math.min(...strikesOf('2026-11-27')), Math.max(...strikesOf('2026-11-27'))]).toEqual([60_000, 130_000])
+    expect([Math.min(...strikesOf('2027-03-19')), Math.max(...strikesOf('2027-03-19'))]).toEqual([60_000, 130_000])
+    const futures = plannedMarkets(CATALOG, { nowMs: at('2026-11-21T12:00:00Z'), spotRef: () => '95000', futureRef: (_f, e) => (e === Date.UTC(2027, 2, 26, 8) ? '110000' : null), defaultStaleMarkMs: 5_000 })
+    const march = futures.filter((m) => m.type === 'option' && m.id.startsWith('BTC-2027-03-19')).map((m) => Number(m.strike))
+    // Drawn around the March future's mark, 110,000: 66,000 … 154,000 on the grid.
+    expect([Math.min(...march), Math.max(...march)]).toEqual([70_000, 150_000])
+    expect(options).toHaveLength(options.filter((m) => m.optionType === 'call').length * 2)
     expect(options.find((m) => m.id === 'BTC-2026-12-18-100000-C')).toMatchObject({
       strike: '100000', optionType: 'call', tickSize: '0.0001', stepSize: '0.01', takerFeeBps: '3', makerFeeBps: '3',
     })
