@@ -10,6 +10,7 @@ import type { TwapState } from './expiry.js'
 import type { RiskArrays } from './margin.js'
 import type { OptionLinks, OptionTerms, OptionValuation } from './optionPricing.js'
 import type { Counter, CounterSource } from './state.js'
+import type { Account } from './account.js'
 
 /** Rates are integers in millionths: a fee of 5 bps is 500, a margin of 10% is 100,000. */
 export const RATE_ONE = 1_000_000n
@@ -36,6 +37,9 @@ export class MarketRuntime {
   optionLinks: OptionLinks | null = null
   optionFactors: { premium: [bigint, bigint]; notional: [bigint, bigint] } | null = null
   valuation: OptionValuation | null = null
+  /** Options: the accounts with open orders here that the options bucket counts (reservations.ts), so
+   * their balances are re-told when the marks move (derived, never serialized). */
+  readonly exposed = new Set<Account>()
   readonly tick: Decimal
   readonly step: Decimal
   /** Ticks → price string and lots → quantity string, for events and rows. */

@@ -19,7 +19,10 @@ export function reservationFor(market: MarketRuntime, side: 'buy' | 'sell', pric
 
 function exposureOf(account: Account, market: MarketRuntime): OrderExposure {
   let e = account.exposure.get(market.spec.id)
-  if (!e) account.exposure.set(market.spec.id, (e = { market, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }))
+  if (!e) {
+    account.exposure.set(market.spec.id, (e = { market, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }))
+    if (!market.linear) market.exposed.add(account)
+  }
   return e
 }
 
@@ -46,7 +49,10 @@ function count(account: Account, market: MarketRuntime, order: Order, lots: numb
     e.sellLots += lots - order.heldLots
     e.sellTickLots += delta
   }
-  if (e.buyLots === 0 && e.sellLots === 0) account.exposure.delete(order.marketId)
+  if (e.buyLots === 0 && e.sellLots === 0) {
+    account.exposure.delete(order.marketId)
+    market.exposed.delete(account)
+  }
   order.heldLots = lots
   order.heldPrice = price
 }

@@ -100,9 +100,7 @@ export function updateMarks(ctx: Ctx, inputs: MarkInput[]): { accepted: number }
     refreshPerpetual(ctx, family, (p, mark, idx, ts) => setPerpMark(ctx, p, mark, idx, ts))
     sampleSettlementTwaps(ctx, family)
   }
-  // Option values move with spot and the forwards: so does what their holders' buckets hold back.
-  // (In user id order: a restored engine's set iterates differently from a live one's.)
-  for (const account of [...ctx.state.optionHolders].sort((a, b) => (a.userId < b.userId ? -1 : 1))) ctx.touchBalances(account)
+  touchOptionAccounts(ctx, families)
   checkLiquidations(ctx)
   return { accepted }
 }
@@ -126,4 +124,16 @@ export function onTick(ctx: Ctx): void {
     sampleSettlementTwaps(ctx, family)
   }
   checkLiquidations(ctx)
+}
+
+/**
+ * Option values and premiums move with spot and the forwards: so does what the options bucket holds back
+ * for positions and open orders. Their owners' balances are re-told, in user id order (a restored
+ * engine's sets iterate differently from a live one's).
+ */
+function touchOptionAccounts(ctx: Ctx, families: ReadonlySet<string>): void {
+  const accounts = new Set(ctx.state.optionHolders)
+  for (const m of ctx.state.markets.values()) if (m.exposed.size > 0 && families.has(m.spec.family)) for (const a of m.exposed) accounts.add(a)
+  if (accounts.size === 0) return
+  for (const account of [...accounts].sort((a, b) => (a.userId < b.userId ? -1 : 1))) ctx.touchBalances(account)
 }
