@@ -1,7 +1,12 @@
 // A seeded generator of mixed trading commands for randomized tests: orders of every kind on spot,
-// perpetuals and futures, cancels and modifies (of live and dead orders), quotes and bulk quotes,
-// transfers, faucet calls, marks moving, and a share of plainly invalid requests.
+// perpetuals, futures and options, cancels and modifies (of live and dead orders), quotes and bulk
+// quotes, transfers, faucet calls, marks moving, option expiries crossed, and a share of plainly
+// invalid requests.
+import { familyCatalog, smileFor } from '../../src/config/catalog.js'
+import { DAY_MS, WEEK_MS } from '../../src/domain/calendar.js'
+import { D } from '../../src/domain/decimal.js'
 import { parseLinearOrder, type OrderSpec } from '../../src/domain/orders.js'
+import { optionForward, optionTheo } from '../../src/domain/pricing/optionTheo.js'
 import { mulberry32, type Rng } from '../../src/domain/prng.js'
 import type { Command, CommandEnvelope } from '../../src/engine/commands.js'
 import type { EngineState } from '../../src/engine/state.js'
@@ -23,6 +28,12 @@ export class RandomTrading {
 
   /** `oneAssetClass` lists both generated families (BTC, XAUT) in that asset class: the catalog has one
    * family per class, so only then does the portfolio margin's correlation credit between families apply. */
+  /** The option markets traded: near-the-money BTC strikes of the first weekly expiry (synthetic
+   * forward) and of the expiry on the second quarterly (the future's forward, alive past the first). */
+  options: MarketSpec[]
+  /** Every option market listed and not yet expired, which expiries crossed settle. */
+  private listedOptions: MarketSpec[]
+
   constructor(seed: number, t0: number, userCount = 20, oneAssetClass?: AssetClass) {
     this.rng = mulberry32(seed)
     this.now = t0
@@ -30,6 +41,11 @@ export class RandomTrading {
     this.markets = this.catalog().filter((m) => m.type !== 'option' && (m.family === 'BTC' || m.family === 'XAUT'))
     this.users = Array.from({ length: userCount }, (_, i) => `user-${String(i).padStart(2, '0')}`)
     for (const m of this.markets) this.mids.set(m.id, m.family === 'BTC' ? 95_000 : 4_000)
+    this.listedOptions = this.catalog().filter((m) => m.type === 'option')
+    const futures = this.markets.filter((m) => m.family === 'BTC' && m.type === 'future').sort((a, b) => a.expiryMs! - b.expiryMs!)
+    const expiries = [...new Set(this.listedOptions.map((m) => m.expiryMs!))].sort((a, b) => a - b)
+    const traded = new Set([expiries[0], futures[1]!.expiryMs! - WEEK_MS])
+    this.options = this.listedOptions.filter((m) => traded.has(m.expiryMs!) && Number(m.strike) >= 85_000 && Number(m.strike) <= 105_000)
   }
 
   private pick<T>(xs: readonly T[]): T {
@@ -46,9 +62,10 @@ export class RandomTrading {
     const spots = this.markets.filter((m) => m.type === 'spot')
     out.push(this.env({ type: 'Genesis', userId: HOUSE, usdcMicro: String(10_000_000n * USDC), holdings: spots.map((m) => ({ marketId: m.id, lots: m.family === 'BTC' ? 200_000 : 200_000 })) }))
     for (const u of [HOUSE, ...this.users]) {
-      out.push(this.env({ type: 'Faucet', userId: u, amountMicro: String(100_000n * USDC), dailyCapMicro: String(100_000n * USDC) }))
+      out.push(this.env({ type: 'Faucet', userId: u, amountMicro: String(130_000n * USDC), dailyCapMicro: String(130_000n * USDC) }))
       out.push(this.env({ type: 'Transfer', userId: u, from: 'wallet', to: 'perps', amountMicro: String(60_000n * USDC) }))
       out.push(this.env({ type: 'Transfer', userId: u, from: 'wallet', to: 'spot', amountMicro: String(40_000n * USDC) }))
+      out.push(this.env({ type: 'Transfer', userId: u, from: 'wallet', to: 'options', amountMicro: String(30_000n * USDC) }))
     }
     return out
   }
@@ -113,6 +130,84 @@ export class RandomTrading {
     )
   }
 
+  /** The option's theoretical price in ticks at the generator's mids and clock (what the engine marks it at, near enough). */
+  private theoTicks(m: MarketSpec): number {
+    const fam = familyCatalog(m.family)!
+    const spot = this.mids.get(fam.spotId)!
+    const future = this.markets.find((x) => x.family === m.family && x.type === 'future' && x.expiryMs === m.expiryMs! + WEEK_MS)
+    const at = (price: number) => ({ price, sourceTs: this.now })
+    const forward = optionForward({ nowMs: this.now, expiryMs: m.expiryMs!, rate: fam.rate, spot: at(spot), matchingFuture: future ? at(this.mids.get(future.id)!) : null })!
+    const theo = optionTheo({
+      nowMs: this.now, expiryMs: m.expiryMs!, strike: Number(m.strike), isCall: m.optionType === 'call', forward: forward.price,
+      indexSpot: spot, rate: fam.rate, smile: smileFor(fam.options!, (m.expiryMs! - this.now) / DAY_MS), tick: D(m.tickSize),
+    })
+    return Math.round(theo.price.div(m.tickSize).toNumber())
+  }
+
+  /** A price near the option's theo: inside the spread by up to a fifth of it, or crossing it. */
+  private optionPriceTicks(m: MarketSpec, side: 'buy' | 'sell', cross: boolean): number {
+    const theo = this.theoTicks(m)
+    const off = 1 + Math.floor(this.rng() * Math.max(5, theo * 0.2))
+    return Math.max(1, cross === (side === 'buy') ? theo + off : theo - off)
+  }
+
+  private optionPrice(m: MarketSpec, side: 'buy' | 'sell', cross = false): string {
+    return D(this.optionPriceTicks(m, side, cross)).mul(m.tickSize).toFixed()
+  }
+
+  /** An option order: limit or market, gtc/ioc/fok, postOnly, reduceOnly against a position, buys and sells. */
+  private optionSpec(userId: string, state: EngineState): OrderSpec {
+    const m = this.pick(this.options)
+    const r = this.rng()
+    const side = this.rng() < 0.5 ? 'buy' : 'sell'
+    const tif = r < 0.7 ? 'gtc' : r < 0.85 ? 'ioc' : 'fok'
+    const type = this.rng() < 0.1 ? 'market' : 'limit'
+    const pos = state.accounts.get(userId)?.positions.get(m.id)?.lots ?? 0
+    const reduceOnly = pos !== 0 && this.rng() < 0.15
+    const closing = reduceOnly ? (pos > 0 ? 'sell' : 'buy') : side
+    return parseLinearOrder(
+      {
+        marketId: m.id,
+        side: closing,
+        type,
+        price: this.optionPrice(m, closing, this.rng() < 0.3),
+        quantity: (0.01 * (1 + Math.floor(this.rng() * 50))).toFixed(2),
+        timeInForce: type === 'market' && tif === 'gtc' ? 'ioc' : tif,
+        postOnly: type === 'limit' && tif === 'gtc' && this.rng() < 0.15,
+        reduceOnly,
+        clientOrderId: this.rng() < 0.2 ? `c${Math.floor(this.rng() * 5_000)}` : undefined,
+        marginMode: 'cross',
+      },
+      m,
+      `o${++this.seq}`,
+    )
+  }
+
+  /** The first expiry of the traded options, which `expireOptions()` crosses. */
+  optionExpiry(): number {
+    return Math.min(...this.options.map((m) => m.expiryMs!))
+  }
+
+  /** At 08:00 UTC of the first traded option expiry: its options expire and settle; trading goes on in the later ones. */
+  expireOptions(): CommandEnvelope[] {
+    return this.crossOptionExpiries(this.optionExpiry())
+  }
+
+  /** Every option expiry up to `t`, in order: the clock at it, marks, the expiring markets settled. */
+  private crossOptionExpiries(t: number): CommandEnvelope[] {
+    const out: CommandEnvelope[] = []
+    for (const expiry of [...new Set(this.listedOptions.map((m) => m.expiryMs!))].sort((a, b) => a - b)) {
+      if (expiry > t) break
+      this.now = expiry
+      out.push(this.marks())
+      for (const m of this.listedOptions.filter((x) => x.expiryMs === expiry)) out.push(this.env({ type: 'ExpireMarket', marketId: m.id }))
+      this.listedOptions = this.listedOptions.filter((x) => x.expiryMs !== expiry)
+      this.options = this.options.filter((x) => x.expiryMs !== expiry)
+      out.push(this.env({ type: 'Tick' }))
+    }
+    return out
+  }
+
   /** The front futures of the generated families, which `expire()` settles. */
   frontFutures(): MarketSpec[] {
     return ['BTC', 'XAUT'].map((f) => this.markets.filter((m) => m.family === f && m.type === 'future').sort((a, b) => a.expiryMs! - b.expiryMs!)[0]!)
@@ -120,8 +215,10 @@ export class RandomTrading {
 
   /** Moves the clock (time travel) and re-marks every market at once, so trading can go on. */
   jumpTo(t: number): CommandEnvelope[] {
+    // Option expiries on the way settle at their time, as the scheduler would have.
+    const crossed = this.crossOptionExpiries(t)
     this.now = t
-    return [this.marks(), this.env({ type: 'Tick' })]
+    return [...crossed, this.marks(), this.env({ type: 'Tick' })]
   }
 
   /**
@@ -145,42 +242,62 @@ export class RandomTrading {
     const r = this.rng()
     const userId = this.pick(this.users)
     const open = [...state.orders.values()]
+    // About a quarter of the orders, quotes and cancel-alls are on options.
+    const option = this.options.length > 0 && this.rng() < 0.25
+    const kindOf = (marketId: string): Kind => (state.markets.get(marketId)?.spec.type === 'option' ? 'option' : 'linear')
     if (r < 0.03) {
       // Mostly small moves; now and then a crash or a spike of 4%, which liquidates the overextended.
+      // Spot and futures move, so the options' forwards (futures' marks and synthetic ones) move too.
       const shock = this.rng() < 0.03 ? (this.rng() < 0.5 ? -0.04 : 0.04) : (this.rng() - 0.5) * 0.006
       for (const m of this.markets) if (m.type !== 'perpetual') this.mids.set(m.id, this.mids.get(m.id)! * (1 + shock))
       return this.marks()
     }
     if (r < 0.04) return this.env({ type: 'Tick' })
-    if (r < 0.6) return this.env({ type: 'PlaceOrder', userId, order: this.orderSpec(userId, state) })
+    if (r < 0.6) {
+      if (option) return this.env({ type: 'PlaceOrder', userId, order: this.optionSpec(userId, state), kind: 'option' } as Command)
+      return this.env({ type: 'PlaceOrder', userId, order: this.orderSpec(userId, state) })
+    }
     if (r < 0.75) {
       const target = open.length > 0 && this.rng() < 0.9 ? this.pick(open) : null
-      return this.env({ type: 'CancelOrder', userId: target?.userId ?? userId, orderId: target?.id ?? `o${Math.floor(this.rng() * this.seq)}` })
+      // Now and then the wrong kind, which does not find the order.
+      const kind = target === null ? undefined : this.rng() < 0.05 ? (kindOf(target.marketId) === 'option' ? 'linear' : 'option') : kindOf(target.marketId)
+      return this.env({ type: 'CancelOrder', userId: target?.userId ?? userId, orderId: target?.id ?? `o${Math.floor(this.rng() * this.seq)}`, kind } as Command)
     }
     if (r < 0.83 && open.length > 0) {
       const o = this.pick(open)
       const m = state.markets.get(o.marketId)!
-      const priceTicks = this.rng() < 0.5 ? o.priceTicks! + Math.round((this.rng() - 0.5) * 20) : null
+      const moved = o.priceTicks! + Math.round((this.rng() - 0.5) * 20)
+      const priceTicks = this.rng() < 0.5 ? (m.spec.type === 'option' ? Math.max(1, moved) : moved) : null
       const lots = priceTicks === null || this.rng() < 0.5 ? Math.max(m.minLots, o.filledLots + 1 + Math.floor(this.rng() * (o.lots + 20))) : null
-      return this.env({ type: 'ModifyOrder', userId: o.userId, orderId: o.id, priceTicks, lots })
+      return this.env({ type: 'ModifyOrder', userId: o.userId, orderId: o.id, priceTicks, lots, kind: kindOf(o.marketId) } as Command)
     }
     if (r < 0.9) {
-      const m = this.pick(this.markets)
+      const m = option ? this.pick(this.options) : this.pick(this.markets)
       const quoteId = `q${Math.floor(this.rng() * 50)}`
       const n = this.rng() < 0.5 ? 2 : 1 + Math.floor(this.rng() * 6)
       const orders = Array.from({ length: n }, (_, i) => {
         const side = n === 2 ? (i === 0 ? 'buy' : 'sell') : this.rng() < 0.5 ? 'buy' : 'sell'
-        return parseLinearOrder({ marketId: m.id, side, price: this.price(m.id, 30, side), quantity: m.minQuantity, postOnly: true }, m, `o${++this.seq}`, quoteId)
+        const price = option ? this.optionPrice(m, side) : this.price(m.id, 30, side)
+        return parseLinearOrder({ marketId: m.id, side, price, quantity: m.minQuantity, postOnly: true }, m, `o${++this.seq}`, quoteId)
       })
       const cancelFirst = n !== 2 && this.rng() < 0.5
       // Half the replacing bulk quotes amend in place; chosen by the order counter, so the stream's draws stay as they were.
-      return this.env({ type: 'PlaceQuotes', userId, marketId: m.id, quoteId, orders, cancelFirst, amend: cancelFirst && this.seq % 2 === 0 })
+      const cmd = { type: 'PlaceQuotes', userId, marketId: m.id, quoteId, orders, cancelFirst, amend: cancelFirst && this.seq % 2 === 0 } as const
+      return this.env(option ? ({ ...cmd, kind: 'option' } as Command) : cmd)
     }
-    if (r < 0.93) return this.env({ type: 'CancelAll', userId, marketId: this.rng() < 0.5 ? this.pick(this.markets).id : null })
+    if (r < 0.93) {
+      const marketId = this.rng() < 0.5 ? (option ? this.pick(this.options) : this.pick(this.markets)).id : null
+      // One kind, or every kind when none is named; a market of the other kind is refused.
+      const k = this.rng()
+      const kind: Kind | undefined = k < 0.4 ? undefined : k < 0.95 ? (marketId ? kindOf(marketId) : option ? 'option' : 'linear') : marketId && kindOf(marketId) === 'option' ? 'linear' : 'option'
+      return this.env({ type: 'CancelAll', userId, marketId, kind } as Command)
+    }
     if (r < 0.98) {
-      const buckets = ['wallet', 'spot', 'perps'] as const
+      const buckets = ['wallet', 'spot', 'perps', 'options'] as const
       return this.env({ type: 'Transfer', userId, from: this.pick(buckets), to: this.pick(buckets), amountMicro: String(BigInt(1 + Math.floor(this.rng() * 5_000)) * USDC) })
     }
     return this.env({ type: 'Faucet', userId, amountMicro: String(BigInt(1 + Math.floor(this.rng() * 1_000)) * USDC), dailyCapMicro: String(100_000n * USDC) })
   }
 }
+
+type Kind = 'linear' | 'option'
