@@ -1,12 +1,16 @@
 // The whole engine (accounts, margin, fees, ledger, events; no I/O) on the book benchmark's seeded
 // stream: every limit becomes a PlaceOrder, every cancel a CancelOrder, every market order a market
-// PlaceOrder, all on BTC-PERP by 50 funded users. Changes are handed over every 500 commands, as
-// the runner's batches do, and dropped.
+// PlaceOrder, by 50 funded users. Four commands in five are on BTC-PERP; the fifth is on one of four
+// BTC options (in and at the money, calls and puts of the March expiry), each driven by a book
+// stream of its own moved onto the option's price, so that option orders carry their premium, fee and
+// option margin checks. Changes are handed over every 500 commands, as the runner's batches do, and
+// dropped.
 import { CATALOG } from '../src/config/catalog.js'
 import { plannedMarkets } from '../src/domain/listing.js'
+import type { MarketSpec } from '../src/domain/market.js'
 import type { OrderSpec } from '../src/domain/orders.js'
 import { BUY } from '../src/engine/book/types.js'
-import type { CommandEnvelope } from '../src/engine/commands.js'
+import type { Command, CommandEnvelope } from '../src/engine/commands.js'
 import { Engine } from '../src/engine/engine.js'
 import { generateBookStream, type BookCommand } from './bookStream.js'
 import { collectGarbage, fmt, median, percentile, printLine } from './report.js'
@@ -15,22 +19,46 @@ const T0 = Date.UTC(2026, 10, 21, 12)
 const BATCH = 500
 const PASSES = 5
 const MARKET = 'BTC-PERP'
+/** One command in OPTION_EVERY is an option command. */
+const OPTION_EVERY = 5
+/** The options traded, and where each one's book sits, in option ticks (near its theoretical value at
+ * spot 100,000: the book stream's mid moves onto it). */
+const OPTIONS: ReadonlyArray<{ strike: string; type: 'C' | 'P'; center: number }> = [
+  { strike: '80000', type: 'C', center: 2_200 },
+  { strike: '100000', type: 'C', center: 1_200 },
+  { strike: '100000', type: 'P', center: 1_100 },
+  { strike: '120000', type: 'P', center: 2_300 },
+]
+/** The book stream's starting mid (bookStream.ts START_MID): option prices are offsets from it. */
+const STREAM_MID = 1_000_000
+
+const listed = (): MarketSpec[] =>
+  plannedMarkets(CATALOG, { nowMs: T0, spotRef: () => '100000', defaultStaleMarkMs: 5_000 })
+    // The benchmark's clock runs 1 ms per command; keep marks from going stale over a million commands.
+    .map((m) => ({ ...m, staleMarkMs: 1e12 }))
+
+/** The option markets of OPTIONS: the expiry a week before the second BTC quarterly (its future is the forward). */
+function optionIds(markets: readonly MarketSpec[]): string[] {
+  const second = markets.filter((m) => m.family === 'BTC' && m.type === 'future').sort((a, b) => a.expiryMs! - b.expiryMs!)[1]!
+  const expiry = new Date(second.expiryMs! - 7 * 86_400_000).toISOString().slice(0, 10)
+  return OPTIONS.map((o) => `BTC-${expiry}-${o.strike}-${o.type}`)
+}
 
 function setup(owners: Iterable<string>): Engine {
   const engine = new Engine()
-  const markets = plannedMarkets(CATALOG, { nowMs: T0, spotRef: () => '100000', defaultStaleMarkMs: 5_000 })
-    // The benchmark's clock runs 1 ms per command; keep marks from going stale over a million commands.
-    .map((m) => ({ ...m, staleMarkMs: 1e12 }))
+  const markets = listed()
   const apply = (cmd: CommandEnvelope['cmd']) => {
     const r = engine.apply({ id: 'setup', ts: T0, cmd })
     if (!r.ok) throw new Error(`${cmd.type}: ${r.code} ${r.message}`)
   }
   apply({ type: 'ListMarkets', markets })
-  const front = markets.filter((m) => m.family === 'BTC' && m.type === 'future').sort((a, b) => a.expiryMs! - b.expiryMs!)[0]!
-  apply({ type: 'UpdateMarks', marks: [{ marketId: front.id, price: '100000', source: 'bench', sourceTs: T0 }] })
+  // The BTC futures (the perpetual's index, the options' forwards) and spot (the options' index).
+  const btc = markets.filter((m) => m.family === 'BTC' && (m.type === 'future' || m.type === 'spot'))
+  apply({ type: 'UpdateMarks', marks: btc.map((m) => ({ marketId: m.id, price: '100000', source: 'bench', sourceTs: T0 })) })
   for (const owner of owners) {
-    apply({ type: 'Faucet', userId: owner, amountMicro: '10000000000000', dailyCapMicro: '10000000000000' })
+    apply({ type: 'Faucet', userId: owner, amountMicro: '20000000000000', dailyCapMicro: '20000000000000' })
     apply({ type: 'Transfer', userId: owner, from: 'wallet', to: 'perps', amountMicro: '10000000000000' })
+    apply({ type: 'Transfer', userId: owner, from: 'wallet', to: 'options', amountMicro: '10000000000000' })
   }
   engine.takeChanges()
   return engine
@@ -47,19 +75,60 @@ function prefilled(owners: Iterable<string>, prefill: readonly CommandEnvelope[]
   return engine
 }
 
+/** A book command on a market: `option` moves its price from the stream's mid onto `center` and gives
+ * the command the option kind (and its order ids a prefix of their own). */
+interface Routed {
+  c: BookCommand
+  marketId: string
+  option: { center: number; prefix: string } | null
+}
+
+function toCommand(r: Routed): Command {
+  const { c, option } = r
+  const id = option ? `${option.prefix}${c.id}` : c.id
+  const kind = option ? { kind: 'option' as const } : {}
+  if (c.type === 'cancel') return { type: 'CancelOrder', userId: c.owner, orderId: id, ...kind } as Command
+  const price = c.type !== 'limit' ? null : option ? Math.max(1, c.price - STREAM_MID + option.center) : c.price
+  const order: OrderSpec = {
+    id, marketId: r.marketId, clientOrderId: null, side: c.side === BUY ? 'buy' : 'sell',
+    type: c.type === 'limit' ? 'limit' : 'market', timeInForce: c.type === 'limit' ? 'gtc' : 'ioc',
+    priceTicks: price, lots: c.lots, postOnly: false, reduceOnly: false,
+    marginMode: 'cross', stopTicks: null, takeProfitTicks: null, stopLossTicks: null, quoteId: null,
+  }
+  return { type: 'PlaceOrder', userId: c.owner, order, ...kind } as Command
+}
+
 /** Envelopes for `cmds`, one engine millisecond apart from `t0`. */
-function toEnvelopes(cmds: readonly BookCommand[], t0: number): CommandEnvelope[] {
-  return cmds.map((c, i): CommandEnvelope => {
-    const ts = t0 + i
-    if (c.type === 'cancel') return { id: `c${i}`, ts, cmd: { type: 'CancelOrder', userId: c.owner, orderId: c.id } }
-    const order: OrderSpec = {
-      id: c.id, marketId: MARKET, clientOrderId: null, side: c.side === BUY ? 'buy' : 'sell',
-      type: c.type === 'limit' ? 'limit' : 'market', timeInForce: c.type === 'limit' ? 'gtc' : 'ioc',
-      priceTicks: c.type === 'limit' ? c.price : null, lots: c.lots, postOnly: false, reduceOnly: false,
-      marginMode: 'cross', stopTicks: null, takeProfitTicks: null, stopLossTicks: null, quoteId: null,
-    }
-    return { id: `c${i}`, ts, cmd: { type: 'PlaceOrder', userId: c.owner, order } }
+function toEnvelopes(cmds: readonly Routed[], t0: number): CommandEnvelope[] {
+  return cmds.map((r, i): CommandEnvelope => ({ id: `c${i}`, ts: t0 + i, cmd: toCommand(r) }))
+}
+
+/**
+ * The mixed stream: the perpetual's book stream with, every OPTION_EVERY-th command, the next command
+ * of the option streams in turn (each option's prefill ahead of everything, as the perpetual's is).
+ */
+function mixedStream(count: number): { prefill: Routed[]; commands: Routed[]; owners: Set<string> } {
+  const optionCount = Math.floor(count / OPTION_EVERY)
+  const perp = generateBookStream({ count: count - optionCount, seed: 7 })
+  const ids = optionIds(listed())
+  const options = OPTIONS.map((o, k) => {
+    const stream = generateBookStream({ count: Math.ceil(optionCount / OPTIONS.length), seed: 8 + k, restingTarget: 2_000 })
+    const route = (c: BookCommand): Routed => ({ c, marketId: ids[k]!, option: { center: o.center, prefix: `x${k}-` } })
+    return { prefill: stream.prefill.map(route), commands: stream.commands.map(route) }
   })
+  const prefill = [...perp.prefill.map((c): Routed => ({ c, marketId: MARKET, option: null })), ...options.flatMap((o) => o.prefill)]
+  const commands: Routed[] = []
+  let p = 0
+  let k = 0
+  const next = new Array<number>(OPTIONS.length).fill(0)
+  for (let i = 0; i < count; i++) {
+    if (i % OPTION_EVERY === OPTION_EVERY - 1) {
+      const o = k++ % OPTIONS.length
+      commands.push(options[o]!.commands[next[o]!++]!)
+    } else commands.push({ c: perp.commands[p++]!, marketId: MARKET, option: null })
+  }
+  const owners = new Set([...prefill, ...commands].map((r) => r.c.owner))
+  return { prefill, commands, owners }
 }
 
 /**
@@ -84,26 +153,36 @@ function runBatches(engine: Engine, encoded: readonly string[], applyOne: (env: 
 }
 
 export async function benchEngine(count = 1_000_000): Promise<void> {
-  const stream = generateBookStream({ count, seed: 7 })
-  const owners = new Set([...stream.prefill, ...stream.commands].map((c) => c.owner))
+  const stream = mixedStream(count)
+  const owners = stream.owners
   const prefill = toEnvelopes(stream.prefill, T0)
   const encoded = toEnvelopes(stream.commands, T0 + prefill.length).map((env) => JSON.stringify(env))
   const n = encoded.length
+  const optionCommands = stream.commands.filter((r) => r.option !== null).length
 
   // Throughput: the median of PASSES passes, each on a fresh engine.
-  const passes: Array<{ rate: number; refused: number; events: number; resting: number }> = []
+  const passes: Array<{ rate: number; refused: number; optionRefused: number; codes: Map<string, number>; events: number; resting: number }> = []
   for (let pass = 0; pass < PASSES; pass++) {
     const engine = prefilled(owners, prefill)
     // The engines of earlier passes are garbage by now: collect them here, not inside this pass's timing.
     collectGarbage()
     let refused = 0
+    let optionRefused = 0
+    const codes = new Map<string, number>()
     const { ms, events } = runBatches(engine, encoded, (env) => {
-      if (!engine.apply(env).ok) refused++
+      const r = engine.apply(env)
+      if (!r.ok) {
+        refused++
+        if ((env.cmd as { kind?: string }).kind === 'option') {
+          optionRefused++
+          codes.set(r.code, (codes.get(r.code) ?? 0) + 1)
+        }
+      }
     })
-    passes.push({ rate: n / (ms / 1000), refused, events, resting: engine.state.orders.size })
+    passes.push({ rate: n / (ms / 1000), refused, optionRefused, codes, events, resting: engine.state.orders.size })
   }
   const rates = median(passes.map((p) => p.rate))
-  const { refused, events, resting } = passes[0]!
+  const { refused, optionRefused, codes, events, resting } = passes[0]!
 
   // Latency pass on a fresh engine (timers off the throughput figure).
   const engine = prefilled(owners, prefill)
@@ -119,6 +198,7 @@ export async function benchEngine(count = 1_000_000): Promise<void> {
   printLine(
     'engine (accounts, margin, fees, ledger, events; no I/O)',
     `${fmt(rates.median)} cmd/s (median of ${PASSES} passes: ${rates.sorted.map((r) => fmt(r)).join(' / ')})  p50 ${percentile(lat, 0.5).toFixed(2)} µs  p99 ${percentile(lat, 0.99).toFixed(2)} µs  ` +
-      `(${fmt(n)} commands, ${fmt(refused)} refused, ${fmt(events)} events, ${fmt(resting)} resting at the end)`,
+      `(${fmt(n)} commands, ${fmt(optionCommands)} on options, ${fmt(refused)} refused (${fmt(optionRefused)} option: ` +
+      `${[...codes].map(([c, k]) => `${c} ${fmt(k)}`).join(', ') || 'none'}), ${fmt(events)} events, ${fmt(resting)} resting at the end)`,
   )
 }

@@ -2,12 +2,17 @@
 // cross positions (perpetuals and futures across the three families, on a synthetic catalog listing 33
 // quarterlies per family) is asked, again and again, whether one more limit order fits. Figures are the
 // check alone (checkOrderMargin: the portfolio's initial requirement before and after) and the whole PlaceOrder command that
-// runs it, the order resting and cancelled again so the portfolio stays the same.
-import { CATALOG } from '../src/config/catalog.js'
+// runs it, the order resting and cancelled again so the portfolio stays the same. Then the options
+// bucket: an account holding 50 BTC option positions, long and short, across strikes and all four
+// expiries, asked the same of one more option order (PreviewOrder runs the check and changes nothing).
+import { CATALOG, familyCatalog, smileFor } from '../src/config/catalog.js'
+import { D } from '../src/domain/decimal.js'
 import { plannedMarkets } from '../src/domain/listing.js'
+import { optionForward, optionTheo } from '../src/domain/pricing/optionTheo.js'
 import type { MarketSpec } from '../src/domain/market.js'
 import type { OrderSpec } from '../src/domain/orders.js'
 import type { Command } from '../src/engine/commands.js'
+import type { EngineState } from '../src/engine/state.js'
 import { Engine } from '../src/engine/engine.js'
 import { checkOrderMargin } from '../src/engine/margin.js'
 import { percentile, printLine } from './report.js'
@@ -24,10 +29,10 @@ function run(engine: Engine, cmd: Command): void {
   if (!r.ok) throw new Error(`${cmd.type}: ${r.code} ${r.message}`)
 }
 
-function order(marketId: string, side: 'buy' | 'sell', priceTicks: number | null): OrderSpec {
+function order(marketId: string, side: 'buy' | 'sell', priceTicks: number | null, lots = 1): OrderSpec {
   return {
     id: `o${++seq}`, marketId, clientOrderId: null, side, type: priceTicks === null ? 'market' : 'limit',
-    timeInForce: priceTicks === null ? 'ioc' : 'gtc', priceTicks, lots: 1, postOnly: false, reduceOnly: false,
+    timeInForce: priceTicks === null ? 'ioc' : 'gtc', priceTicks, lots, postOnly: false, reduceOnly: false,
     marginMode: 'cross', stopTicks: null, takeProfitTicks: null, stopLossTicks: null, quoteId: null,
   }
 }
@@ -100,4 +105,81 @@ export async function benchMargin(): Promise<void> {
         `PlaceOrder p50 ${percentile(place, 0.5).toFixed(2)} µs  p99 ${percentile(place, 0.99).toFixed(2)} µs`,
     )
   }
+  await benchOptionMargin()
+}
+
+const OPTION_POSITIONS = 50
+const DAY_MS = 86_400_000
+
+/** An option's theoretical price in ticks at the engine's marks (where the maker rests, inside the band). */
+function theoTicks(state: EngineState, m: MarketSpec): number {
+  const fam = familyCatalog(m.family)!
+  const price = (id: string | undefined) => (id && state.marks.get(id) ? { price: Number(state.marks.get(id)!.price), sourceTs: T0 } : null)
+  const future = [...state.markets.values()].find((x) => x.spec.family === m.family && x.spec.type === 'future' && x.spec.expiryMs === m.expiryMs! + 7 * DAY_MS)
+  const spot = price(fam.spotId)!
+  const forward = optionForward({ nowMs: T0, expiryMs: m.expiryMs!, rate: fam.rate, spot, matchingFuture: price(future?.spec.id) })!
+  const theo = optionTheo({
+    nowMs: T0, expiryMs: m.expiryMs!, strike: Number(m.strike), isCall: m.optionType === 'call', forward: forward.price, indexSpot: spot.price,
+    rate: fam.rate, smile: smileFor(fam.options!, (m.expiryMs! - T0) / DAY_MS), tick: D(m.tickSize),
+  })
+  return Math.max(1, theo.price.div(m.tickSize).round().toNumber())
+}
+
+const optionCmd = (cmd: Command): Command => ({ ...cmd, kind: 'option' }) as unknown as Command
+
+export async function benchOptionMargin(): Promise<void> {
+  const markets = plannedMarkets(CATALOG, { nowMs: T0, spotRef: (f) => SPOT_PRICE[f]!, defaultStaleMarkMs: 5_000 }).map((m) => ({ ...m, staleMarkMs: 1e12 }))
+  const engine = new Engine()
+  run(engine, { type: 'ListMarkets', markets })
+  const pushed = markets.filter((m) => m.type === 'spot' || m.type === 'future')
+  run(engine, { type: 'UpdateMarks', marks: pushed.map((m) => ({ marketId: m.id, price: SPOT_PRICE[m.family]!, source: 'bench', sourceTs: T0 })) })
+  for (const user of [MAKER, TRADER]) {
+    run(engine, { type: 'Faucet', userId: user, amountMicro: '100000000000000', dailyCapMicro: '100000000000000' })
+    run(engine, { type: 'Transfer', userId: user, from: 'wallet', to: 'options', amountMicro: '100000000000000' })
+  }
+  // Strikes round-robin over the expiries, nearest the money first: 50 options across every expiry.
+  const options = markets.filter((m) => m.type === 'option')
+  const expiries = [...new Set(options.map((m) => m.expiryMs!))].sort((a, b) => a - b)
+  const byExpiry = expiries.map((e) => options.filter((m) => m.expiryMs === e).sort((a, b) => Math.abs(Number(a.strike) - 100_000) - Math.abs(Number(b.strike) - 100_000)))
+  const held: MarketSpec[] = []
+  for (let i = 0; held.length < OPTION_POSITIONS; i++) for (const list of byExpiry) if (list[i] && held.length < OPTION_POSITIONS) held.push(list[i]!)
+  // The trader buys in even ones and sells in odd ones, 1 to 5 lots, from the maker resting at the theo.
+  held.forEach((m, i) => {
+    const trader = i % 2 === 0 ? 'buy' : 'sell'
+    const lots = 1 + (i % 5)
+    run(engine, optionCmd({ type: 'PlaceOrder', userId: MAKER, order: order(m.id, trader === 'buy' ? 'sell' : 'buy', theoTicks(engine.state, m), lots) }))
+    run(engine, optionCmd({ type: 'PlaceOrder', userId: TRADER, order: order(m.id, trader, null, lots) }))
+  })
+  engine.takeChanges()
+  const account = engine.state.accounts.get(TRADER)!
+  const positions = [...account.positions.values()].filter((p) => p.lots !== 0).length
+  if (positions !== OPTION_POSITIONS) throw new Error(`expected ${OPTION_POSITIONS} option positions, have ${positions}`)
+
+  // A sell one tick above the theo of a held option: rests (the maker's side is filled), adds to the grid.
+  const target = held[1]!
+  const ask = theoTicks(engine.state, target) + 1
+  const check = new Float64Array(CHECKS)
+  for (let i = 0; i < CHECKS; i++) {
+    const s = process.hrtime.bigint()
+    const r = engine.apply({ id: `v${i}`, ts: T0, cmd: optionCmd({ type: 'PreviewOrder', userId: TRADER, order: order(target.id, 'sell', ask) }) })
+    check[i] = Number(process.hrtime.bigint() - s) / 1000
+    if (!r.ok || !(r.value as { approved: boolean }).approved) throw new Error(`PreviewOrder: ${JSON.stringify(r)}`)
+  }
+  const place = new Float64Array(CHECKS)
+  for (let i = 0; i < CHECKS; i++) {
+    const spec = order(target.id, 'sell', ask)
+    const s = process.hrtime.bigint()
+    const r = engine.apply({ id: `p${i}`, ts: T0, cmd: optionCmd({ type: 'PlaceOrder', userId: TRADER, order: spec }) })
+    place[i] = Number(process.hrtime.bigint() - s) / 1000
+    if (!r.ok) throw new Error(`PlaceOrder: ${r.code} ${r.message}`)
+    run(engine, optionCmd({ type: 'CancelOrder', userId: TRADER, orderId: spec.id }))
+    if (i % 500 === 499) engine.takeChanges()
+  }
+  check.sort()
+  place.sort()
+  printLine(
+    `option margin check, account with ${OPTION_POSITIONS} option positions`,
+    `PreviewOrder p50 ${percentile(check, 0.5).toFixed(2)} µs  p99 ${percentile(check, 0.99).toFixed(2)} µs  ` +
+      `PlaceOrder p50 ${percentile(place, 0.5).toFixed(2)} µs  p99 ${percentile(place, 0.99).toFixed(2)} µs  (${expiries.length} expiries)`,
+  )
 }
