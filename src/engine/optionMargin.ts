@@ -1,8 +1,9 @@
 // The options bucket (DESIGN.md §6, docs/decisions.md "Options trading"): cash, the net value of the
 // option positions at their marks, and the worst loss of positions and open sells together under the
 // 18 scenarios, per family. Long options need their premium (open buys reserve it with the fee); short
-// options lock their requirement. available = min(cash, equity − IM − buy reserve): an option's value is
-// not cash, so it never makes more available than the bucket holds; locked = cash − available.
+// options lock their requirement. available = min(cash, equity − IM) − buy reserve: an option's value is
+// not cash, so it never makes more available than the bucket holds, and what open buys will pay comes
+// out of the cash whatever the options are worth; locked = cash − available.
 import { microToString } from '../domain/decimal.js'
 import { DomainError } from '../domain/errors.js'
 import type { Account } from './account.js'
@@ -117,8 +118,7 @@ export function optionsBucket(state: EngineState, account: Account, extra: reado
     if (g.mm) mm += worstLoss(g.mm)
   }
   const equity = cash + nov
-  const free = equity - im - buyReserve
-  const available = free < cash ? free : cash
+  const available = (equity - im < cash ? equity - im : cash) - buyReserve
   return { cash, nov, equity, im, mm, buyReserve, available, locked: cash - available }
 }
 
