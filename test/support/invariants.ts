@@ -1,6 +1,8 @@
 // Invariants of the engine's state and of what each batch wrote, checked after every batch by the
 // randomized tests. Each failure names the broken rule.
 import { expect } from 'vitest'
+import { familyCatalog } from '../../src/config/catalog.js'
+import { D } from '../../src/domain/decimal.js'
 import { fnv1a } from '../../src/domain/fnv1a.js'
 import { mulberry32 } from '../../src/domain/prng.js'
 import type { Account, OrderExposure } from '../../src/engine/account.js'
@@ -9,8 +11,10 @@ import type { Changes } from '../../src/engine/changes.js'
 import { checkOrderMargin, crossMargin, orderMarginImpact, type WhatIf } from '../../src/engine/margin.js'
 import type { MarketRuntime } from '../../src/engine/marketRuntime.js'
 import { isWaiting, remainingLots } from '../../src/engine/order.js'
+import { checkOptionOrders, optionsBucket, optionsLocked } from '../../src/engine/optionMargin.js'
 import type { EngineState } from '../../src/engine/state.js'
 import { isolatedMargin, referenceCrossMargin, type HypotheticalOrder } from './referenceMargin.js'
+import { referenceOptionMargin, referenceOptionValuation } from './referenceOptionMargin.js'
 
 /** Running totals across batches, to compare the state against what was written. */
 export class Ledgers {
@@ -27,6 +31,12 @@ export class Ledgers {
    * accounts compared, of which with open cross orders, with several families, earning a correlation
    * credit; hypothetical orders the margin refused and accepted. */
   readonly margin = { accounts: 0, withOrders: 0, multiFamily: 0, credited: 0, refused: 0, accepted: 0 }
+  /** The same for the options bucket: accounts compared, holding a long, a short, open sells, open buys,
+   * with a requirement, with nothing available; hypothetical option orders refused (by code) and accepted. */
+  readonly options = { accounts: 0, long: 0, short: 0, withSells: 0, withBuys: 0, requirement: 0, exhausted: 0, refusedBuy: 0, refusedSell: 0, accepted: 0 }
+  /** Option fills seen, and of them fees at the 12.5% premium cap. */
+  optionFills = 0
+  cappedFees = 0
 
   constructor(private readonly state: EngineState) {}
 
@@ -52,11 +62,28 @@ export class Ledgers {
       const k = `${f.userId}|${f.marketId}`
       this.lots.set(k, (this.lots.get(k) ?? 0) + (f.side === 'buy' ? f.lots : -f.lots))
       this.fills++
-      // The fee, recomputed from the market's bps: ceil(notional × bps / 10,000).
       const m = this.state.markets.get(f.marketId)!
-      const notional = BigInt(f.priceTicks) * BigInt(f.lots) * m.microPerTickLot
       const bps = BigInt(Math.round(Number(f.feeBps) * 100))
-      expect(f.fee, `fee of fill ${f.id}`).toBe((notional * bps + 999_999n) / 1_000_000n)
+      if (m.spec.type === 'option') {
+        // The premium: price × quantity × the spot index at the fill, rounded half up once; the fee: the
+        // bps of quantity × index, rounded up, capped at 12.5% of the premium (rounded up).
+        expect(f.premium !== null && f.indexTicks !== null, `option fill ${f.id} carries its premium and index`).toBe(true)
+        const spotTick = D(familyCatalog(m.spec.family)!.spot.tickSize)
+        const index = D(f.indexTicks!).mul(spotTick)
+        const quantity = D(f.lots).mul(m.spec.stepSize)
+        const premium = D(f.priceTicks).mul(m.spec.tickSize).mul(quantity).mul(index).mul(1_000_000)
+        expect(f.premium, `premium of fill ${f.id}`).toBe(BigInt(premium.toDecimalPlaces(0, D.ROUND_HALF_UP).toFixed(0)))
+        const onNotional = BigInt(quantity.mul(index).mul(f.feeBps).div(10_000).mul(1_000_000).ceil().toFixed(0))
+        const cap = BigInt(D(f.premium!.toString()).mul('0.125').ceil().toFixed(0))
+        expect(f.fee, `fee of option fill ${f.id}`).toBe(onNotional < cap ? onNotional : cap)
+        this.optionFills++
+        if (cap < onNotional) this.cappedFees++
+      } else {
+        // The fee, recomputed from the market's bps: ceil(notional × bps / 10,000).
+        const notional = BigInt(f.priceTicks) * BigInt(f.lots) * m.microPerTickLot
+        expect(f.fee, `fee of fill ${f.id}`).toBe((notional * bps + 999_999n) / 1_000_000n)
+        expect([f.premium, f.indexTicks], `linear fill ${f.id} has no premium`).toEqual([null, null])
+      }
       expect(f.feeBps).toBe(f.role === 'taker' ? m.spec.takerFeeBps : m.spec.makerFeeBps)
       this.fees += f.fee
     }
@@ -127,9 +154,10 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
   expect(system?.balance('fees') ?? 0n, 'fees collected equal the fees the fills charged').toBe(totals.fees)
   let realized = 0n
   for (const a of state.accounts.values()) {
-    for (const p of a.positions.values()) if (state.markets.get(p.marketId)!.spec.type !== 'spot') realized += p.realized + p.funding
+    for (const p of a.positions.values()) if (p.market.linear && p.market.spec.type !== 'spot') realized += p.realized + p.funding
   }
-  expect(system?.balance('clearing') ?? 0n, 'the clearing account is minus all realized PnL and funding').toBe(-realized)
+  // (An option position's realized PnL is bookkeeping: its premiums moved between the traders.)
+  expect(system?.balance('clearing') ?? 0n, 'the clearing account is minus all realized PnL and funding of linear derivatives').toBe(-realized)
 
   // Positions are the sum of fills; reservations are the sum of what open orders hold.
   for (const a of state.accounts.values()) {
@@ -172,7 +200,9 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
         if (o.side === 'buy') spotLocked += o.reserved
         else base.set(o.marketId, (base.get(o.marketId) ?? 0) + Number(o.reserved))
       } else if (o.marginMode === 'isolated') isolatedOrderMargin += o.reserved
-      else if (!o.reduceOnly && !isWaiting(o)) {
+      // Open orders count in the exposure, but reduce-only ones, which only close, and conditional ones
+      // still waiting; a reduce-only option buy counts, as it pays its premium.
+      else if ((!o.reduceOnly || (m.spec.type === 'option' && o.side === 'buy')) && !isWaiting(o)) {
         const e = exposure.get(o.marketId) ?? { market: m, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }
         const rem = o.lots - o.filledLots
         if (o.side === 'buy') (e.buyLots += rem), (e.buyTickLots += BigInt(rem) * BigInt(o.priceTicks!))
@@ -191,6 +221,7 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
   }
 
   checkCrossMargins(state, totals)
+  checkOptionMargins(state, totals)
 }
 
 const figures = (m: { equity: bigint; im: bigint; mm: bigint; available: bigint }) => ({ equity: m.equity, im: m.im, mm: m.mm, available: m.available })
@@ -261,4 +292,64 @@ function checkWhatIf(state: EngineState, a: Account, before: ReturnType<typeof r
   expect(thrown && (thrown as { code?: string }).code, `${a.userId}: placement verdict on ${described(orders)}`).toBe(refused ? 'INSUFFICIENT_MARGIN' : null)
   if (refused) totals.margin.refused++
   else totals.margin.accepted++
+}
+
+const optionFigures = (m: { cash: bigint; nov: bigint; im: bigint; mm: bigint; buyReserve: bigint; available: bigint; locked: bigint }) => ({
+  cash: m.cash, nov: m.nov, im: m.im, mm: m.mm, buyReserve: m.buyReserve, available: m.available, locked: m.locked,
+})
+
+/**
+ * The engine's options bucket (optionMargin.ts) of every account with an options balance, option
+ * positions or open option orders equals the reference's (referenceOptionMargin.ts), exactly: cash,
+ * NOV, IM, MM, buy reserve, available, locked, and the locked part balance events carry. Then with one
+ * hypothetical option order drawn from the account and the clock — a buy or a sell near the option's
+ * value, on a market the account may or may not hold — the margin with it and the placement verdict.
+ */
+function checkOptionMargins(state: EngineState, totals: Ledgers): void {
+  const open: MarketRuntime[] = []
+  for (const m of state.markets.values()) {
+    if (m.spec.type === 'option' && m.status === 'active' && state.now < m.spec.expiryMs! && referenceOptionValuation(state, m) !== null) open.push(m)
+  }
+  for (const a of state.accounts.values()) {
+    const positions = [...a.positions.values()].filter((p) => p.lots !== 0 && p.market.spec.type === 'option')
+    const orders = [...a.marketOrders.values()].flat().filter((o) => state.markets.get(o.marketId)!.spec.type === 'option')
+    if (a.balance('options') === 0n && positions.length === 0 && orders.length === 0) continue
+    const ref = referenceOptionMargin(state, a)
+    expect(optionFigures(optionsBucket(state, a)), `${a.userId}: the options bucket equals the reference`).toEqual(optionFigures(ref))
+    // Without positions or orders nothing is locked, whatever the marks.
+    expect(optionsLocked(state, a), `${a.userId}: the options locked part`).toBe(positions.length + orders.length === 0 ? 0n : ref.locked)
+    totals.options.accounts++
+    if (positions.some((p) => p.lots > 0)) totals.options.long++
+    if (positions.some((p) => p.lots < 0)) totals.options.short++
+    if (ref.withSells > 0) totals.options.withSells++
+    if (ref.buyOrders > 0) totals.options.withBuys++
+    if (ref.im > 0n) totals.options.requirement++
+    if (ref.available <= 0n) totals.options.exhausted++
+    if (open.length === 0) continue
+
+    const rng = mulberry32(userSeed(a.userId, state.now) ^ 0x5bd1e995)
+    const m = open[Math.floor(rng() * open.length)]!
+    const v = referenceOptionValuation(state, m)!
+    const theo = Math.round(v.value / Number(v.spot) / Number(m.spec.tickSize))
+    const side = rng() < 0.5 ? 'buy' : 'sell'
+    // Up to 20 BTC: large enough that some do not fit.
+    const w: HypotheticalOrder = { marketId: m.spec.id, side, lots: 1 + Math.floor(rng() * 2_000), priceTicks: Math.max(1, theo + Math.round((rng() - 0.5) * 0.4 * theo)) }
+    const after = referenceOptionMargin(state, a, [w])
+    const whatIf = [{ ...w, market: m }]
+    expect(optionFigures(optionsBucket(state, a, whatIf)), `${a.userId}: the options bucket with ${described([w])} equals the reference`).toEqual(optionFigures(after))
+    // Refused when it leaves less than nothing available and less than before; by the side's code.
+    const refused = after.available < 0n && after.available < ref.available
+    let thrown: unknown = null
+    try {
+      checkOptionOrders(state, a, whatIf)
+    } catch (err) {
+      thrown = err
+    }
+    expect(thrown && (thrown as { code?: string }).code, `${a.userId}: option placement verdict on ${described([w])}`).toBe(
+      refused ? (side === 'buy' ? 'INSUFFICIENT_BALANCE' : 'INSUFFICIENT_MARGIN') : null,
+    )
+    if (!refused) totals.options.accepted++
+    else if (side === 'buy') totals.options.refusedBuy++
+    else totals.options.refusedSell++
+  }
 }

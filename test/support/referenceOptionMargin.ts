@@ -1,9 +1,15 @@
 // An independent reference for the options bucket's margin (OPTIONS_CONTRACT.md "The option margin",
-// DESIGN.md §6), which the randomized tests compare with the engine's after every batch. Slow and plain
-// on purpose: it reads only the engine's state — the options balance, the positions, the account's open
-// option orders themselves, the markets' specs and the marks as stored — prices every instrument again
-// from Black-76 and the catalog's smile, and evaluates all 18 scenarios of every instrument. Nothing of
-// the engine's margin is called, nor anything it caches.
+// DESIGN.md §6), which the randomized tests compare with src/engine/optionMargin.ts after every batch.
+// Slow and plain on purpose: it reads only the engine's state — the options balance, the positions,
+// the account's open option orders themselves, the markets' specs and the marks as stored — prices
+// every instrument again from Black-76 and the catalog's smile (not the spec's copy the engine reads),
+// and evaluates all 18 scenarios of every instrument of every family. Nothing of the engine's pricing
+// or margin is called, nor anything it caches (valuations, account.exposure).
+//
+// Where the contract leaves a rounding or a case open, this follows the engine's choice, as a rule to
+// agree on rather than a computation to share: open buys of one instrument reserve their premium and
+// their fee each rounded up once over the instrument (not per order); open sells' premium is rounded
+// down; a reduce-only buy still reserves what it would pay, a reduce-only sell adds no risk.
 import { familyCatalog, smileFor } from '../../src/config/catalog.js'
 import { DAY_MS, WEEK_MS } from '../../src/domain/calendar.js'
 import { D, type Decimal } from '../../src/domain/decimal.js'
@@ -127,8 +133,10 @@ const floor = (d: Decimal) => BigInt(d.floor().toFixed(0))
 interface Leg {
   market: MarketRuntime
   lots: number
+  buyLots: number
   sellLots: number
-  /** Σ limit price × remaining lots of the open sells, tick·lots. */
+  /** Σ limit price × remaining lots of the open buys and sells, tick·lots. */
+  buyTickLots: number
   sellTickLots: number
 }
 
@@ -141,12 +149,21 @@ export function referenceOptionMargin(state: EngineState, account: Account, extr
   const legs = new Map<string, Leg>()
   const leg = (m: MarketRuntime): Leg => {
     let l = legs.get(m.spec.id)
-    if (l === undefined) legs.set(m.spec.id, (l = { market: m, lots: 0, sellLots: 0, sellTickLots: 0 }))
+    if (l === undefined) legs.set(m.spec.id, (l = { market: m, lots: 0, buyLots: 0, sellLots: 0, buyTickLots: 0, sellTickLots: 0 }))
     return l
   }
   let buyOrders = 0
-  // Buys reserve what they would pay, rounded up once per order; sells join the grid.
-  let buyReserve = 0n
+  const addOrder = (m: MarketRuntime, side: 'buy' | 'sell', lots: number, priceTicks: number): void => {
+    const l = leg(m)
+    if (side === 'buy') {
+      l.buyLots += lots
+      l.buyTickLots += priceTicks * lots
+      buyOrders++
+    } else {
+      l.sellLots += lots
+      l.sellTickLots += priceTicks * lots
+    }
+  }
   const valuations = new Map<string, OptionValuation>()
   const valued = (m: MarketRuntime): OptionValuation => {
     let v = valuations.get(m.spec.id)
@@ -157,17 +174,6 @@ export function referenceOptionMargin(state: EngineState, account: Account, extr
     }
     return v
   }
-  const addOrder = (m: MarketRuntime, side: 'buy' | 'sell', lots: number, priceTicks: number): void => {
-    if (side === 'buy') {
-      const s = valued(m).spot
-      buyReserve += ceil(premium(m, priceTicks, lots, s).add(takerFee(m, lots, s)))
-      buyOrders++
-    } else {
-      const l = leg(m)
-      l.sellLots += lots
-      l.sellTickLots += priceTicks * lots
-    }
-  }
 
   for (const p of account.positions.values()) {
     const m = state.markets.get(p.marketId)!
@@ -175,44 +181,55 @@ export function referenceOptionMargin(state: EngineState, account: Account, extr
     leg(m).lots = p.lots
   }
   for (const o of state.orders.values()) {
-    if (o.userId !== account.userId || o.status !== 'open' || o.priceTicks === null || o.reduceOnly) continue
+    if (o.userId !== account.userId || o.status !== 'open' || o.priceTicks === null) continue
     const m = state.markets.get(o.marketId)!
-    if (m.spec.type !== 'option') continue
+    if (m.spec.type !== 'option' || (o.reduceOnly && o.side === 'sell')) continue
     addOrder(m, o.side, o.lots - o.filledLots, o.priceTicks)
   }
   for (const w of extra) addOrder(state.markets.get(w.marketId)!, w.side, w.lots, w.priceTicks)
 
+  // Each family's grid: its instruments' positions and open sells, scenario by scenario.
   let nov = 0n
+  let buyReserve = 0n
   let withSells = 0
-  const gridIm = new Array<bigint>(MOVES.length * VOL_SHIFTS.length).fill(0n)
-  const gridMm = new Array<bigint>(MOVES.length * VOL_SHIFTS.length).fill(0n)
+  const grids = new Map<string, { im: bigint[]; mm: bigint[] }>()
   for (const l of legs.values()) {
     const v = valued(l.market)
     const lots = BigInt(l.lots)
     nov += lots * v.markPerLot
-    // Filling every open sell at once receives its premium at the spot and leaves n more lots short.
+    // What the open buys would pay: the premium at their limits and the taker fee, at the spot index.
+    if (l.buyLots > 0) buyReserve += ceil(premium(l.market, 1, l.buyTickLots, v.spot)) + ceil(takerFee(l.market, l.buyLots, v.spot))
+    const family = l.market.spec.family
+    let g = grids.get(family)
+    if (g === undefined) grids.set(family, (g = { im: new Array<bigint>(v.im.length).fill(0n), mm: new Array<bigint>(v.mm.length).fill(0n) }))
+    // Filling every open sell at once receives its premium at the spot and leaves n more lots short:
+    // counted where that loses, never as a gain.
     const n = BigInt(l.sellLots)
     const received = l.sellLots > 0 ? floor(premium(l.market, 1, l.sellTickLots, v.spot)) : 0n
     if (l.sellLots > 0) withSells++
-    for (let s = 0; s < gridIm.length; s++) {
-      gridIm[s]! += lots * v.im[s]!
-      gridMm[s]! += lots * v.mm[s]!
+    for (let s = 0; s < g.im.length; s++) {
+      g.im[s]! += lots * v.im[s]!
+      g.mm[s]! += lots * v.mm[s]!
       if (l.sellLots > 0) {
         const im = received - n * v.markPerLot - n * v.im[s]!
         const mm = received - n * v.markPerLot - n * v.mm[s]!
-        if (im < 0n) gridIm[s]! += im
-        if (mm < 0n) gridMm[s]! += mm
+        if (im < 0n) g.im[s]! += im
+        if (mm < 0n) g.mm[s]! += mm
       }
     }
   }
-  const requirement = (grid: bigint[]) => {
-    const worst = grid.reduce((a, b) => (b < a ? b : a), 0n)
-    return -worst
+  // A family's requirement is its worst scenario's loss (nothing when none loses); families add up.
+  const worst = (grid: bigint[]) => -grid.reduce((a, b) => (b < a ? b : a), 0n)
+  let im = 0n
+  let mm = 0n
+  for (const g of grids.values()) {
+    im += worst(g.im)
+    mm += worst(g.mm)
   }
-  const im = requirement(gridIm)
-  const mm = requirement(gridMm)
+  // Premiums are paid in cash: what open buys will pay comes out of it, whatever the options are worth.
   const equity = cash + nov
   const free = equity - im - buyReserve
-  const available = free < cash ? free : cash
+  const cashLeft = cash - buyReserve
+  const available = free < cashLeft ? free : cashLeft
   return { cash, nov, im, mm, buyReserve, available, locked: cash - available, equity, instruments: legs.size, withSells, buyOrders }
 }
