@@ -113,6 +113,10 @@ describe('option margin reference', () => {
     expect(r.im).toBeGreaterThan(0n)
     expect(r.im).toBeLessThanOrEqual(r.nov)
     expect([r.available, r.locked]).toEqual([r.cash, 0n])
+    // Their value is no cash, though: an open buy's premium comes out of the cash all the same.
+    const buy: HypotheticalOrder = { marketId: id(MARCH, 95_000, 'C'), side: 'buy', lots: 100, priceTicks: 500 }
+    const buying = referenceOptionMargin(state, account, [buy])
+    expect([buying.available, buying.locked]).toEqual([r.cash - 4_778_500_000n, 4_778_500_000n])
   })
 
   it('a call spread loses at most its width, however far the underlying moves', () => {
