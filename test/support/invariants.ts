@@ -37,6 +37,7 @@ export class Ledgers {
   /** Option fills seen, and of them fees at the 12.5% premium cap. */
   optionFills = 0
   cappedFees = 0
+  optionSettlements = 0
 
   constructor(private readonly state: EngineState) {}
 
@@ -50,6 +51,7 @@ export class Ledgers {
     for (const e of c.positionEvents) {
       if (e.kind === 'liquidation') this.liquidations++
       else this.settlements++
+      if (e.kind === 'settlement' && this.state.markets.get(e.marketId)!.spec.type === 'option') this.optionSettlements++
       // The position an event closed is what the fills and settlements say: settlements move lots too.
       if (e.kind === 'settlement') {
         const k = `${e.userId}|${e.marketId}`
