@@ -38,6 +38,7 @@ export class Ledgers {
   optionFills = 0
   cappedFees = 0
   optionSettlements = 0
+  optionLiquidations = 0
 
   constructor(private readonly state: EngineState) {}
 
@@ -51,7 +52,10 @@ export class Ledgers {
     for (const e of c.positionEvents) {
       if (e.kind === 'liquidation') this.liquidations++
       else this.settlements++
-      if (e.kind === 'settlement' && this.state.markets.get(e.marketId)!.spec.type === 'option') this.optionSettlements++
+      if (this.state.markets.get(e.marketId)!.spec.type === 'option') {
+        if (e.kind === 'settlement') this.optionSettlements++
+        else this.optionLiquidations++
+      }
       // The position an event closed is what the fills and settlements say: settlements move lots too.
       if (e.kind === 'settlement') {
         const k = `${e.userId}|${e.marketId}`

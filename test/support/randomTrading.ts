@@ -259,8 +259,9 @@ export class RandomTrading {
     }
     if (r < 0.75) {
       const target = open.length > 0 && this.rng() < 0.9 ? this.pick(open) : null
-      // Now and then the wrong kind, which does not find the order.
-      const kind = target === null ? undefined : this.rng() < 0.05 ? (kindOf(target.marketId) === 'option' ? 'linear' : 'option') : kindOf(target.marketId)
+      // Mostly the order's kind; now and then none (any kind), or the wrong one, which does not find it.
+      const k = this.rng()
+      const kind = target === null || k < 0.1 ? undefined : k < 0.15 ? (kindOf(target.marketId) === 'option' ? 'linear' : 'option') : kindOf(target.marketId)
       return this.env({ type: 'CancelOrder', userId: target?.userId ?? userId, orderId: target?.id ?? `o${Math.floor(this.rng() * this.seq)}`, kind } as Command)
     }
     if (r < 0.83 && open.length > 0) {

@@ -71,6 +71,7 @@ describe('randomized trading', () => {
     for (const f of expiring) expect(engine.state.markets.get(f.id)).toMatchObject({ status: 'settled', settlementPrice: expect.any(String) })
     for (const o of weeklies) expect(engine.state.markets.get(o.id)).toMatchObject({ status: 'settled', settlementPrice: expect.any(String) })
     expect(totals.optionSettlements, 'option positions settled at expiry').toBeGreaterThan(0)
+    expect(totals.optionLiquidations, 'option accounts below maintenance were liquidated').toBeGreaterThan(0)
     // Conditional orders fired, some trading and some refused at their trigger.
     expect(endings.get('triggered:filled') ?? 0).toBeGreaterThan(0)
     expect(endings.get('triggered:rejected') ?? 0).toBeGreaterThan(0)
@@ -78,7 +79,8 @@ describe('randomized trading', () => {
     // The margin was compared on accounts with open cross orders and with several families, and on
     // hypothetical orders it both accepted and refused.
     for (const [kind, n] of Object.entries(totals.margin)) if (kind !== 'credited') expect(n, `margin checks: ${kind}`).toBeGreaterThan(0)
-    for (const kind of ['PlaceOrder:ok', 'CancelOrder:ok', 'ModifyOrder:ok', 'PlaceQuotes:ok', 'Transfer:ok', 'CancelAll:ok', 'PlaceOrder:POST_ONLY_WOULD_CROSS', 'CancelOrder:ORDER_NOT_FOUND', 'Transfer:SAME_BUCKET']) {
+    // (Commands are counted by their kind when they carry one: `CancelOrder/linear:ok`.)
+    for (const kind of ['PlaceOrder:ok', 'CancelOrder:ok', 'CancelOrder/linear:ok', 'ModifyOrder/linear:ok', 'PlaceQuotes:ok', 'Transfer:ok', 'CancelAll:ok', 'PlaceOrder:POST_ONLY_WOULD_CROSS', 'CancelOrder:ORDER_NOT_FOUND', 'Transfer:SAME_BUCKET']) {
       expect(outcomes.get(kind) ?? 0, kind).toBeGreaterThan(0)
     }
     // Options traded, both ways, and met every refusal of their own; a cancel of the wrong kind finds nothing.
