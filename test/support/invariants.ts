@@ -2,7 +2,7 @@
 // randomized tests. Each failure names the broken rule.
 import { expect } from 'vitest'
 import { familyCatalog } from '../../src/config/catalog.js'
-import { D } from '../../src/domain/decimal.js'
+import { D, microToString } from '../../src/domain/decimal.js'
 import { fnv1a } from '../../src/domain/fnv1a.js'
 import { mulberry32 } from '../../src/domain/prng.js'
 import type { Account, OrderExposure } from '../../src/engine/account.js'
@@ -38,6 +38,8 @@ export class Ledgers {
   optionFills = 0
   cappedFees = 0
   optionSettlements = 0
+  /** Per user, the options figures of its last balance event: what a client following the stream shows. */
+  readonly lastBalance = new Map<string, { options: string; optionsLocked: string }>()
   optionLiquidations = 0
 
   constructor(private readonly state: EngineState) {}
@@ -47,6 +49,11 @@ export class Ledgers {
       const k = `${l.userId}|${l.bucket}`
       this.ledger.set(k, (this.ledger.get(k) ?? 0n) + l.amount)
       expect(l.balanceAfter, 'ledger balanceAfter is the running balance').toBe(this.ledger.get(k))
+    }
+    for (const e of c.events) {
+      if (e.eventType !== 'BalanceUpdate') continue
+      const b = JSON.parse(JSON.stringify(e.payload)) as { options: string; optionsLocked: string }
+      this.lastBalance.set(e.stream.slice('balances:'.length), { options: b.options, optionsLocked: b.optionsLocked })
     }
     this.funding += c.funding.length
     for (const e of c.positionEvents) {
@@ -300,6 +307,10 @@ function checkWhatIf(state: EngineState, a: Account, before: ReturnType<typeof r
   else totals.margin.accepted++
 }
 
+/** Whether balance events follow the marks for accounts with open option orders and no option
+ * position: not yet (the engine re-emits balances on a mark for option position holders only). */
+const STREAM_FOLLOWS_ORDERS_ONLY = false
+
 const optionFigures = (m: { cash: bigint; nov: bigint; im: bigint; mm: bigint; buyReserve: bigint; available: bigint; locked: bigint }) => ({
   cash: m.cash, nov: m.nov, im: m.im, mm: m.mm, buyReserve: m.buyReserve, available: m.available, locked: m.locked,
 })
@@ -322,8 +333,16 @@ function checkOptionMargins(state: EngineState, totals: Ledgers): void {
     if (a.balance('options') === 0n && positions.length === 0 && orders.length === 0) continue
     const ref = referenceOptionMargin(state, a)
     expect(optionFigures(optionsBucket(state, a)), `${a.userId}: the options bucket equals the reference`).toEqual(optionFigures(ref))
-    // Without positions or orders nothing is locked, whatever the marks.
-    expect(optionsLocked(state, a), `${a.userId}: the options locked part`).toBe(positions.length + orders.length === 0 ? 0n : ref.locked)
+    // Without positions or orders nothing is locked, whatever the marks; the balance stream's last event
+    // says what is locked now (a client following it is never left with a stale figure). Checked for
+    // holders of option positions: an account with open option orders alone is not told when the marks
+    // move its lock (STREAM_FOLLOWS_ORDERS_ONLY, below).
+    const locked = positions.length + orders.length === 0 ? 0n : ref.locked
+    expect(optionsLocked(state, a), `${a.userId}: the options locked part`).toBe(locked)
+    const last = totals.lastBalance.get(a.userId)
+    if (last && (positions.length > 0 || STREAM_FOLLOWS_ORDERS_ONLY)) {
+      expect(last, `${a.userId}: the last balance event's options figures`).toEqual({ options: microToString(ref.cash), optionsLocked: microToString(locked) })
+    }
     totals.options.accounts++
     if (positions.some((p) => p.lots > 0)) totals.options.long++
     if (positions.some((p) => p.lots < 0)) totals.options.short++
