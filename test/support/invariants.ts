@@ -169,7 +169,9 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
   for (const a of state.accounts.values()) {
     for (const p of a.positions.values()) if (p.market.linear && p.market.spec.type !== 'spot') realized += p.realized + p.funding
   }
-  // (An option position's realized PnL is bookkeeping: its premiums moved between the traders.)
+  // (An option position's realized PnL is bookkeeping: its premiums moved between the traders, and its
+  // settlement, though paid through clearing, nets to nothing there: every long lot has a short one and
+  // a lot's payout on a settlement price on the tick is a whole micro-USDC.)
   expect(system?.balance('clearing') ?? 0n, 'the clearing account is minus all realized PnL and funding of linear derivatives').toBe(-realized)
 
   // Positions are the sum of fills; reservations are the sum of what open orders hold.
