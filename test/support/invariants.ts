@@ -309,10 +309,6 @@ function checkWhatIf(state: EngineState, a: Account, before: ReturnType<typeof r
   else totals.margin.accepted++
 }
 
-/** Whether balance events follow the marks for accounts with open option orders and no option
- * position: not yet (the engine re-emits balances on a mark for option position holders only). */
-const STREAM_FOLLOWS_ORDERS_ONLY = false
-
 const optionFigures = (m: { cash: bigint; nov: bigint; im: bigint; mm: bigint; buyReserve: bigint; available: bigint; locked: bigint }) => ({
   cash: m.cash, nov: m.nov, im: m.im, mm: m.mm, buyReserve: m.buyReserve, available: m.available, locked: m.locked,
 })
@@ -336,13 +332,12 @@ function checkOptionMargins(state: EngineState, totals: Ledgers): void {
     const ref = referenceOptionMargin(state, a)
     expect(optionFigures(optionsBucket(state, a)), `${a.userId}: the options bucket equals the reference`).toEqual(optionFigures(ref))
     // Without positions or orders nothing is locked, whatever the marks; the balance stream's last event
-    // says what is locked now (a client following it is never left with a stale figure). Checked for
-    // holders of option positions: an account with open option orders alone is not told when the marks
-    // move its lock (STREAM_FOLLOWS_ORDERS_ONLY, below).
+    // says what is locked now (a client following it is never left with a stale figure), for holders of
+    // option positions and of open option orders alike.
     const locked = positions.length + orders.length === 0 ? 0n : ref.locked
     expect(optionsLocked(state, a), `${a.userId}: the options locked part`).toBe(locked)
     const last = totals.lastBalance.get(a.userId)
-    if (last && (positions.length > 0 || STREAM_FOLLOWS_ORDERS_ONLY)) {
+    if (last) {
       expect(last, `${a.userId}: the last balance event's options figures`).toEqual({ options: microToString(ref.cash), optionsLocked: microToString(locked) })
     }
     totals.options.accounts++
