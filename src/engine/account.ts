@@ -71,6 +71,11 @@ export class Account {
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */
   cancelAllAt: number | null = null
+  /** The options bucket's locked part as last computed (optionMargin.optionsLocked), and whether
+   * anything it depends on changed since: the options balance, an option order or position, a mark of
+   * its options (ledger.ts, Engine.touchBalances). Derived, never serialized. */
+  optionsLocked = 0n
+  optionsStale = true
   /** Epoch of the last batch that listed its balances as changed (Changes.addBalances). */
   balancesChangedIn = 0
 

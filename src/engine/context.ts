@@ -21,8 +21,8 @@ export interface Ctx {
   touchOrder(order: Order): void
   /** Marks an account's balances as changed: a balance snapshot is emitted when the command completes. */
   touchAccount(account: Account): void
-  /** Marks an account's balances as changed without a ledger movement (what they hold back moved):
-   * written with the batch and emitted like touchAccount. */
+  /** Marks an account's balances as changed without a ledger movement (what the options bucket holds
+   * back moved): its locked part is computed again, written with the batch and emitted. */
   touchBalances(account: Account): void
   /** Marks a position as changed: written with the batch. */
   touchPosition(position: Position): void

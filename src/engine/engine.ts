@@ -94,6 +94,7 @@ export class Engine implements Ctx {
   }
 
   touchBalances(account: Account): void {
+    account.optionsStale = true
     this.changes.addBalances(account)
     this.touchedAccounts.add(account)
   }

@@ -8,6 +8,7 @@ import type { Ctx } from './context.js'
 function post(ctx: Ctx, account: Account, bucket: Bucket, delta: bigint, kind: LedgerKind, refId: string | null): void {
   const after = account.balance(bucket) + delta
   account.balances.set(bucket, after)
+  if (bucket === 'options') account.optionsStale = true
   ctx.changes.ledger.push({ userId: account.userId, bucket, amount: delta, balanceAfter: after, kind, refId, at: ctx.now })
   ctx.changes.addBalances(account)
   ctx.touchAccount(account)

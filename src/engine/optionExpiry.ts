@@ -52,6 +52,8 @@ export function settleOption(ctx: Ctx, market: MarketRuntime): void {
     p.updatedAt = ctx.now
     ctx.state.trackHolding(account, lots, 0, true)
     ctx.touchPosition(p)
+    // An expired position holds nothing any more, paid out or not.
+    ctx.touchBalances(account)
     const row: PositionEventRow = {
       id, kind: 'settlement', userId: account.userId, marketId: market.spec.id, orderId: null, marginMode: p.marginMode,
       lots, closedLots: Math.abs(lots), notional: payout, pnl, fee: 0n, insurance, equity: null, maintenanceMargin: null, at: ctx.now,

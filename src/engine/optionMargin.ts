@@ -150,8 +150,16 @@ export function checkOptionOrders(state: EngineState, account: Account, orders: 
 }
 
 /** The options bucket's locked part for balance events and rows: 0 without option exposure, and the
- * whole bucket when a mark it needs is missing (nothing can be shown free that cannot be priced). */
+ * whole bucket when a mark it needs is missing (nothing can be shown free that cannot be priced).
+ * Cached on the account until something it depends on changes (Account.optionsStale): a balance event
+ * of a perpetual fill does not price the account's options again. */
 export function optionsLocked(state: EngineState, account: Account): bigint {
+  if (!account.optionsStale) return account.optionsLocked
+  account.optionsStale = false
+  return (account.optionsLocked = lockedNow(state, account))
+}
+
+function lockedNow(state: EngineState, account: Account): bigint {
   if (!hasOptionExposure(account)) return 0n
   try {
     return optionsBucket(state, account, [], false).locked
