@@ -51,7 +51,7 @@ function legsOf(state: EngineState, account: Account, extra: readonly WhatIf[]):
     legs.push(leg)
     return leg
   }
-  for (const p of account.positions.values()) if (p.lots !== 0 && p.market.spec.type === 'option') legFor(p.market).held = p.lots
+  if (account.optionPositions > 0) for (const p of account.positions.values()) if (p.lots !== 0 && p.market.spec.type === 'option') legFor(p.market).held = p.lots
   for (const e of account.exposure.values()) {
     if (e.market.spec.type !== 'option') continue
     const leg = legFor(e.market)
@@ -80,18 +80,37 @@ const worstLoss = (grid: readonly bigint[]): bigint => {
   return -min
 }
 
+/** Adds one leg to a family's grid: the position in every scenario, and its open sells where they lose. */
+function addLeg(grid: bigint[], array: readonly bigint[], held: bigint, sold: bigint, credit: bigint): void {
+  for (let s = 0; s < grid.length; s++) {
+    grid[s]! += held * array[s]!
+    if (sold > 0n) {
+      const sells = credit - sold * array[s]!
+      if (sells < 0n) grid[s]! += sells
+    }
+  }
+}
+
+/** One family's scenario grids while a bucket is gathered (a list: an account spans few families). */
+interface Grids {
+  family: string
+  im: bigint[]
+  mm: bigint[] | null
+}
+
 /** The options bucket of an account, with `extra` orders as if resting; `withMm` false skips the MM grid. */
 export function optionsBucket(state: EngineState, account: Account, extra: readonly WhatIf[] = [], withMm = true): OptionsBucket {
   const cash = account.balance('options')
   const legs = legsOf(state, account, extra)
   let nov = 0n
   let buyReserve = 0n
-  const grids = new Map<string, { im: bigint[]; mm: bigint[] | null }>()
+  const grids: Grids[] = []
   for (const leg of legs) {
     const { market, v } = leg
     const family = market.spec.family
-    let g = grids.get(family)
-    if (!g) grids.set(family, (g = { im: new Array<bigint>(v.im.length).fill(0n), mm: withMm ? new Array<bigint>(v.mm.length).fill(0n) : null }))
+    let g: Grids | undefined
+    for (let i = 0; i < grids.length && g === undefined; i++) if (grids[i]!.family === family) g = grids[i]
+    if (!g) grids.push((g = { family, im: new Array<bigint>(v.im.length).fill(0n), mm: withMm ? new Array<bigint>(v.mm.length).fill(0n) : null }))
     const held = BigInt(leg.held)
     nov += held * v.lotValue
     const spot = optionLinks(state, market).spot
@@ -99,21 +118,12 @@ export function optionsBucket(state: EngineState, account: Account, extra: reado
     // Open sells count where they lose: what they would receive less the value they give away.
     const sold = BigInt(leg.sellLots)
     const credit = leg.sellLots > 0 ? premiumOfTickLots(market, spot, leg.sellTickLots, v.spotTicks, false) - sold * v.lotValue : 0n
-    const add = (grid: bigint[], array: readonly bigint[]) => {
-      for (let s = 0; s < grid.length; s++) {
-        grid[s]! += held * array[s]!
-        if (sold > 0n) {
-          const sells = credit - sold * array[s]!
-          if (sells < 0n) grid[s]! += sells
-        }
-      }
-    }
-    add(g.im, v.im)
-    if (g.mm) add(g.mm, v.mm)
+    addLeg(g.im, v.im, held, sold, credit)
+    if (g.mm) addLeg(g.mm, v.mm, held, sold, credit)
   }
   let im = 0n
   let mm = 0n
-  for (const g of grids.values()) {
+  for (const g of grids) {
     im += worstLoss(g.im)
     if (g.mm) mm += worstLoss(g.mm)
   }

@@ -24,8 +24,9 @@ export interface OptionTerms {
   isCall: boolean
   expiryMs: number
   pricing: OptionPricing
-  /** Units of the underlying per lot (the step). */
+  /** Units of the underlying per lot (the step), and the price tick, as numbers for the band. */
   lotSize: number
+  tick: number
 }
 
 /** An option valued at a pair of marks: what the margin, the band and the settlement read. */
@@ -67,7 +68,7 @@ const fraction = (d: InstanceType<typeof D>): [bigint, bigint] => {
 export function optionTerms(market: MarketRuntime): OptionTerms {
   const s = market.spec
   if (s.type !== 'option' || !s.pricing) throw new DomainError('NO_RISK_ARRAY', `No pricing for ${s.id}`, { marketId: s.id })
-  return { strike: Number(s.strike), isCall: s.optionType === 'call', expiryMs: s.expiryMs!, pricing: s.pricing, lotSize: market.step.toNumber() }
+  return { strike: Number(s.strike), isCall: s.optionType === 'call', expiryMs: s.expiryMs!, pricing: s.pricing, lotSize: market.step.toNumber(), tick: market.tick.toNumber() }
 }
 
 export function optionLinks(state: EngineState, market: MarketRuntime): OptionLinks {
@@ -132,8 +133,8 @@ export function governingValuation(ctx: Ctx, market: MarketRuntime): OptionValua
 /** The band an option order's price must lie in: its value ± the band's share of the forward, both in
  * underlying units (an option's own value may be near zero, so the band cannot be a share of it). */
 export function optionBand(market: MarketRuntime, v: OptionValuation): { bandLow: number; bandHigh: number } {
-  const tick = market.tick.toNumber()
-  const theo = Math.round(Number(v.lotValue) / 1_000_000 / v.spot / (market.step.toNumber() * tick))
+  const { tick, lotSize } = (market.terms ??= optionTerms(market))
+  const theo = Math.round(Number(v.lotValue) / 1_000_000 / v.spot / (lotSize * tick))
   const width = Math.ceil(((market.spec.priceBandBps / 10_000) * v.forward) / v.spot / tick)
   return { bandLow: Math.max(1, theo - width), bandHigh: theo + width }
 }
