@@ -23,6 +23,8 @@ export const ERRORS = {
   DUPLICATE_CLIENT_ORDER_ID: { family: 'OrderError', status: 409, message: 'clientOrderId already used' },
   ORDER_NOT_FOUND: { family: 'OrderError', status: 404, message: 'Order not found' },
   ORDER_NOT_CANCELABLE: { family: 'OrderError', status: 409, message: 'Order is already filled or canceled' },
+  // Not in SPEC.md: market-maker protection tripped; protected orders are refused until the freeze ends or a reset.
+  MMP_FROZEN: { family: 'OrderError', status: 422, message: 'Market-maker protection is frozen on this underlying: reset it or wait for the freeze to end' },
   // MarginError
   INSUFFICIENT_MARGIN: { family: 'MarginError', status: 422, message: 'Initial margin too low' },
   MISSING_MARK_PRICE: { family: 'MarginError', status: 422, message: 'No mark price for the market' },

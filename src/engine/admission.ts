@@ -15,6 +15,7 @@ import { reservationFor } from './reservations.js'
 import { checkOrderMargin, governingMark } from './margin.js'
 import { checkOptionOrders } from './optionMargin.js'
 import { governingValuation, optionBand } from './optionPricing.js'
+import { mmpFrozenFor } from './mmp.js'
 
 /** Which family of paths a command came by: `/orders` (options) or `/perps/orders` (linear). */
 export type MarketKind = 'linear' | 'option'
@@ -158,12 +159,13 @@ export function execute(ctx: Ctx, market: MarketRuntime, order: Order, limit: nu
   const left = matchOrder(ctx, market, order, limit)
   if (left === 0) {
     order.status = 'filled'
-  } else if (order.type === 'limit' && order.timeInForce === 'gtc') {
+  } else if (order.type === 'limit' && order.timeInForce === 'gtc' && !mmpFrozenFor(ctx, order, market)) {
     rest(ctx, market, order)
     return
   } else {
     order.status = 'canceled'
-    order.cancelReason = order.type === 'market' ? 'market_unfilled' : 'ioc_unfilled'
+    // A protected order whose own fills tripped its owner's protection does not rest either.
+    order.cancelReason = order.type === 'market' ? 'market_unfilled' : order.timeInForce === 'gtc' ? 'mmp' : 'ioc_unfilled'
   }
   order.updatedAt = ctx.now
   ctx.touchOrder(order)

@@ -10,6 +10,7 @@ import type { Order } from './order.js'
 import type { FundingRow } from './perpetual.js'
 import type { PositionEventRow } from './positionEvents.js'
 import type { Mark } from './state.js'
+import type { MmpState } from './mmp.js'
 
 export interface ReplyOut {
   replyTo: string
@@ -70,6 +71,8 @@ export class Changes {
   readonly positionEvents: PositionEventRow[] = []
   /** Accounts whose dead man's switch was armed, refreshed or disarmed. */
   readonly deadman = new Set<Account>()
+  /** Market-maker protection states changed (configured, counted, tripped, reset), each once. */
+  readonly mmp: MmpState[] = []
   readonly events: EngineEvent[] = []
   readonly replies: ReplyOut[] = []
   commands = 0
@@ -84,6 +87,12 @@ export class Changes {
     if (p.changedIn === this.epoch) return
     p.changedIn = this.epoch
     this.positions.push(p)
+  }
+
+  addMmp(s: MmpState): void {
+    if (s.changedIn === this.epoch) return
+    s.changedIn = this.epoch
+    this.mmp.push(s)
   }
 
   addBalances(a: Account): void {

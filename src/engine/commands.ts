@@ -30,7 +30,8 @@ export type Command =
   | { type: 'Transfer'; userId: string; from: UserBucket; to: UserBucket; amountMicro: string }
   // orders: `kind` says which paths a command came by (`/orders` options, `/perps/...` linear); a market or
   // order of the other kind is refused as unknown. Without it: linear markets to place, any order to cancel.
-  | { type: 'PlaceOrder'; userId: string; order: OrderSpec; kind?: MarketKind }
+  /** `mmp`: the order is under market-maker protection (options only; quotes on options always are). */
+  | { type: 'PlaceOrder'; userId: string; order: OrderSpec; kind?: MarketKind; mmp?: boolean }
   /** Runs PlaceOrder's checks and changes nothing. */
   | { type: 'PreviewOrder'; userId: string; order: OrderSpec; kind?: MarketKind }
   | { type: 'CancelOrder'; userId: string; orderId: string; kind?: MarketKind }
@@ -38,6 +39,9 @@ export type Command =
   | { type: 'CancelAll'; userId: string; marketId?: string | null; quoteId?: string | null; clientOrderId?: string | null; kind?: MarketKind }
   | { type: 'PlaceQuotes'; userId: string; marketId: string; quoteId: string | null; orders: OrderSpec[]; cancelFirst: boolean; amend?: boolean; kind?: MarketKind }
   | { type: 'CancelAllAfter'; userId: string; timeoutMs: number }
+  // market-maker protection (mmp.ts); limits in millionths of the underlying
+  | { type: 'SetMmpConfig'; userId: string; underlying: string; intervalMs: number; frozenMs: number; quantityLimit: number; deltaLimit: number }
+  | { type: 'ResetMmp'; userId: string; underlying: string }
 
 export type CommandType = Command['type']
 

@@ -23,6 +23,7 @@ import { TouchList } from './touchList.js'
 import type { Replies } from './replies.js'
 import { BalancePayload, BookDeltaPayload, OrderPayload } from './payloads.js'
 import { optionsLocked } from './optionMargin.js'
+import { resetMmp, setMmpConfig } from './mmp.js'
 
 export class Engine implements Ctx {
   readonly state: EngineState
@@ -166,13 +167,15 @@ type Handler<K extends Command['type']> = (e: Engine, cmd: Extract<Command, { ty
 
 /** One handler per command, each returning its command's reply type (replies.ts). */
 const HANDLERS: { readonly [K in Command['type']]: Handler<K> } = {
-  PlaceOrder: (e, c) => placeOrder(e, c.userId, c.order, c.kind),
+  PlaceOrder: (e, c) => placeOrder(e, c.userId, c.order, c.kind, c.mmp === true),
   PreviewOrder: (e, c) => previewOrder(e, c.userId, c.order, c.kind),
   CancelOrder: (e, c) => cancelOrder(e, c.userId, c.orderId, c.kind),
   ModifyOrder: (e, c) => modifyOrder(e, c.userId, c.orderId, c.priceTicks, c.lots, c.kind),
   CancelAll: (e, c) => cancelAll(e, c.userId, c, c.kind),
   PlaceQuotes: (e, c) => placeQuotes(e, c.userId, c.marketId, c.quoteId, c.orders, c.cancelFirst, c.amend === true, c.kind),
   CancelAllAfter: (e, c) => cancelAllAfter(e, c.userId, c.timeoutMs),
+  SetMmpConfig: (e, c) => setMmpConfig(e, c.userId, c.underlying, c),
+  ResetMmp: (e, c) => resetMmp(e, c.userId, c.underlying),
   Tick: (e) => {
     onTick(e)
     return { deadmanFired: fireDeadmanSwitches(e) }

@@ -27,6 +27,8 @@ export interface Order {
   triggeredAt: number | null
   readonly parentOrderId: string | null
   readonly quoteId: string | null
+  /** Under market-maker protection (mmp.ts): an option order placed by a quote or with `mmp: true`. */
+  mmp: boolean
   cancelReason: string | null
   /** Time priority: a book re-built from orders in seq order is the same book. */
   seq: number

@@ -43,6 +43,7 @@ function build(ctx: Ctx, account: Account, spec: OrderSpec, parentOrderId: strin
     triggeredAt: null,
     parentOrderId,
     quoteId: spec.quoteId,
+    mmp: false,
     cancelReason: null,
     seq,
     createdAt: ctx.now,

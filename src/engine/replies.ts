@@ -6,6 +6,7 @@ import type { UserBucket } from '../domain/buckets.js'
 import type { Command } from './commands.js'
 import type { Preview } from './handlers/preview.js'
 import type { QuotesResult } from './handlers/quotes.js'
+import type { MmpView } from './mmp.js'
 
 type Balances = Record<UserBucket, string>
 
@@ -25,6 +26,8 @@ export interface Replies {
   CancelAll: { canceled: number; ids: string[] }
   PlaceQuotes: QuotesResult
   CancelAllAfter: { timeoutMs: number; cancelAt: string | null }
+  SetMmpConfig: MmpView
+  ResetMmp: MmpView
 }
 
 /** The successful reply of command `C`. */

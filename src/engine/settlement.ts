@@ -14,7 +14,8 @@ import { reserve } from './reservations.js'
 import { FillPayload, TradePayload } from './payloads.js'
 import { armAttached } from './triggers.js'
 import { settleOptionTrade, type OptionFill } from './optionTrade.js'
-import { optionLinks } from './optionPricing.js'
+import { optionLinks, valuationOf } from './optionPricing.js'
+import { onProtectedFill } from './mmp.js'
 
 /** The account's position in a market, created flat when first needed. */
 export function positionIn(account: Account, market: MarketRuntime, mode: MarginMode, now: number): Position {
@@ -181,6 +182,12 @@ export function settleTrade(ctx: Ctx, market: MarketRuntime, taker: Order, maker
   ctx.touchOrder(maker)
   trimReduceOnly(ctx, market, takerAccount, taker)
   if (makerAccount !== takerAccount) trimReduceOnly(ctx, market, makerAccount, taker)
+  // Last: a trip cancels the owner's other protected orders, in this book too (the sweep allows it).
+  if (option && (maker.mmp || taker.mmp)) {
+    const v = valuationOf(state, market)!
+    if (maker.mmp) onProtectedFill(ctx, market, maker, lots, v, taker)
+    if (taker.mmp) onProtectedFill(ctx, market, taker, lots, v, taker)
+  }
 }
 
 /** The linear legs of a trade: spot USDC against holdings, or derivative positions with realized PnL. */

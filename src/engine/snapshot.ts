@@ -16,8 +16,9 @@ import { isWaiting, remainingLots, type Order } from './order.js'
 import { reserve, trackOpen } from './reservations.js'
 import { EngineState, type Mark } from './state.js'
 import { waitingIn } from './triggers.js'
+import { mmpSnapshot, restoreMmp, type MmpSnapshot } from './mmp.js'
 
-export const SNAPSHOT_VERSION = 4
+export const SNAPSHOT_VERSION = 5
 
 /** A market's running engine state beyond its book (stored in markets.engineState too). */
 export interface MarketEngineState {
@@ -81,6 +82,8 @@ export interface EngineSnapshot {
   accounts: AccountSnapshot[]
   /** Open orders in time priority. */
   orders: OrderSnapshot[]
+  /** Market-maker protection, configured or tripped, by user then underlying. */
+  mmp: MmpSnapshot[]
 }
 
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
@@ -111,7 +114,7 @@ export function orderSnapshot(o: Order): OrderSnapshot {
     timeInForce: o.timeInForce, priceTicks: o.priceTicks, lots: o.lots, filledLots: o.filledLots, status: o.status,
     postOnly: o.postOnly, reduceOnly: o.reduceOnly, marginMode: o.marginMode, stopTicks: o.stopTicks,
     takeProfitTicks: o.takeProfitTicks, stopLossTicks: o.stopLossTicks, triggeredAt: o.triggeredAt,
-    parentOrderId: o.parentOrderId, quoteId: o.quoteId, cancelReason: o.cancelReason, seq: o.seq,
+    parentOrderId: o.parentOrderId, quoteId: o.quoteId, mmp: o.mmp, cancelReason: o.cancelReason, seq: o.seq,
     createdAt: o.createdAt, updatedAt: o.updatedAt,
   }
 }
@@ -129,6 +132,7 @@ export function takeSnapshot(state: EngineState): EngineSnapshot {
       .sort(byKey((m) => m.marketId)),
     accounts: [...state.accounts.values()].map((a) => accountSnapshot(a, state.now)).sort(byKey((a) => a.userId)),
     orders: [...state.orders.values()].sort((a, b) => a.seq - b.seq).map(orderSnapshot),
+    mmp: [...state.mmp.values()].map(mmpSnapshot).sort(byKey((m) => `${m.userId}|${m.underlying}`)),
   }
 }
 
@@ -174,6 +178,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     trackOpen(account, order, true)
     reserve(account, market, order)
   }
+  for (const m of snap.mmp) restoreMmp(state, m)
   // Restoring touches no book on purpose: drain what the re-adds recorded.
   for (const m of state.markets.values()) m.book.drainChanges()
   return state

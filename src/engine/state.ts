@@ -3,6 +3,7 @@
 import { SYSTEM_USER } from '../domain/buckets.js'
 import { Account } from './account.js'
 import type { MarketRuntime } from './marketRuntime.js'
+import type { MmpState } from './mmp.js'
 import type { Order } from './order.js'
 import { OrderTable } from './orderTable.js'
 
@@ -55,6 +56,8 @@ export class EngineState {
   readonly holders = new Set<Account>()
   /** The accounts holding option positions: their options bucket moves with the marks. */
   readonly optionHolders = new Set<Account>()
+  /** Market-maker protection by `userId|underlying` (mmp.ts): configured or tripped ones only. */
+  readonly mmp = new Map<string, MmpState>()
   /** Accounts with an armed dead man's switch. */
   readonly armed = new Set<string>()
   /** Per-stream event sequences and id counters, by name. */

@@ -87,7 +87,7 @@ function statements(state: EngineState, c: Changes): Statement[] {
           filledQuantity: m.quantities.format(o.filledLots), status: o.status, postOnly: o.postOnly, reduceOnly: o.reduceOnly,
           marginMode: m.linear ? o.marginMode : null, stopPrice: price(o.stopTicks), takeProfitPrice: price(o.takeProfitTicks),
           stopLossPrice: price(o.stopLossTicks), triggeredAt: iso(o.triggeredAt), parentOrderId: o.parentOrderId,
-          quoteId: o.quoteId, cancelReason: o.cancelReason, seq: o.seq, createdAt: iso(o.createdAt), updatedAt: iso(o.updatedAt),
+          quoteId: o.quoteId, cancelReason: o.cancelReason, mmp: o.mmp, seq: o.seq, createdAt: iso(o.createdAt), updatedAt: iso(o.updatedAt),
         }
       }),
     ])
@@ -183,6 +183,28 @@ function statements(state: EngineState, c: Changes): Statement[] {
        ON CONFLICT ("userId") DO UPDATE SET "cancelAt" = EXCLUDED."cancelAt", "updatedAt" = EXCLUDED."updatedAt"`,
       [...c.deadman].map((a) => ({ userId: a.userId, cancelAt: iso(a.cancelAllAt), updatedAt: iso(state.now) })),
     ])
+  }
+  if (c.mmp.length > 0) {
+    const idle = c.mmp.filter((m) => m.intervalMs === 0 && m.trippedAt === null)
+    const live = c.mmp.filter((m) => !(m.intervalMs === 0 && m.trippedAt === null))
+    if (idle.length > 0) {
+      out.push([
+        `DELETE FROM mmp_states m USING json_populate_recordset(NULL::mmp_states, $1::json) d WHERE m."userId" = d."userId" AND m.underlying = d.underlying`,
+        idle.map((m) => ({ userId: m.userId, underlying: m.underlying })),
+      ])
+    }
+    if (live.length > 0) {
+      out.push([
+        `INSERT INTO mmp_states SELECT * FROM json_populate_recordset(NULL::mmp_states, $1::json)
+         ON CONFLICT ("userId", underlying) DO UPDATE SET "intervalMs" = EXCLUDED."intervalMs", "frozenMs" = EXCLUDED."frozenMs",
+           "quantityLimit" = EXCLUDED."quantityLimit", "deltaLimit" = EXCLUDED."deltaLimit", "window" = EXCLUDED."window",
+           "trippedAt" = EXCLUDED."trippedAt", "frozenUntil" = EXCLUDED."frozenUntil", "updatedAt" = EXCLUDED."updatedAt"`,
+        live.map((m) => ({
+          userId: m.userId, underlying: m.underlying, intervalMs: m.intervalMs, frozenMs: m.frozenMs, quantityLimit: m.quantityLimit,
+          deltaLimit: m.deltaLimit, window: m.window, trippedAt: iso(m.trippedAt), frozenUntil: iso(m.frozenUntil), updatedAt: iso(state.now),
+        })),
+      ])
+    }
   }
   return out
 }

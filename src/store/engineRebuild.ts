@@ -91,11 +91,16 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
     triggeredAt: ms(r['triggeredAt']),
     parentOrderId: r['parentOrderId'],
     quoteId: r['quoteId'],
+    mmp: r['mmp'],
     cancelReason: r['cancelReason'],
     seq: Number(r['seq']),
     createdAt: r['createdAt'].getTime(),
     updatedAt: r['updatedAt'].getTime(),
   }))
+
+  const mmp = await pool.query<{ userId: string; underlying: string; intervalMs: number; frozenMs: number; quantityLimit: string; deltaLimit: string; window: Array<[number, number, number]>; trippedAt: Date | null; frozenUntil: Date | null }>(
+    `SELECT * FROM mmp_states ORDER BY "userId", underlying`,
+  )
 
   const snapshot: EngineSnapshot = {
     version: SNAPSHOT_VERSION,
@@ -112,6 +117,17 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
     })),
     accounts: [...accounts.values()],
     orders: openOrders,
+    mmp: mmp.rows.map((r) => ({
+      userId: r.userId,
+      underlying: r.underlying,
+      intervalMs: r.intervalMs,
+      frozenMs: r.frozenMs,
+      quantityLimit: Number(r.quantityLimit),
+      deltaLimit: Number(r.deltaLimit),
+      window: r.window,
+      trippedAt: ms(r.trippedAt),
+      frozenUntil: ms(r.frozenUntil),
+    })),
   }
   return restoreSnapshot(snapshot)
 }

@@ -12,15 +12,19 @@ import { cancelOrders, closeOrder, newOrder, openOrdersOf, rest, retire, type Ca
 import { siblingOf, wait } from '../triggers.js'
 import { reserve, without } from '../reservations.js'
 import { orderView } from '../views.js'
+import { checkMmp, mmpFrozenFor } from '../mmp.js'
 import { bandOf, checkBand, checkFunds, checkNewOrder, checkReduceOnly, checkSpec, execute, isLots, kindOf, marketOf, requireActive, tradingAccount, type MarketKind } from '../admission.js'
 
-export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec, kind?: MarketKind): OrderView | null {
+export function placeOrder(ctx: Ctx, userId: string, spec: OrderSpec, kind?: MarketKind, mmp = false): OrderView | null {
   const market = marketOf(ctx, spec?.marketId, kind)
   checkSpec(spec, market)
+  if (mmp && market.linear) throw new DomainError('INVALID_REQUEST', 'Market-maker protection covers option orders only', { mmp })
   requireActive(ctx, market)
   const account = tradingAccount(ctx, userId)
+  if (mmp) checkMmp(ctx, account, market)
   const limit = checkNewOrder(ctx, account, market, spec)
   const order = newOrder(ctx, account, spec)
+  order.mmp = mmp
   if (limit === null) wait(ctx, market, order)
   else execute(ctx, market, order, limit)
   if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
@@ -97,6 +101,9 @@ export function modifyOrder(ctx: Ctx, userId: string, orderId: string, priceTick
       order.status = 'filled'
       retire(ctx, market, order)
       ctx.touchOrder(order)
+    } else if (mmpFrozenFor(ctx, order, market)) {
+      // Its own fills tripped its owner's protection: the rest may not rest.
+      closeOrder(ctx, market, order, 'canceled', 'mmp', false)
     } else {
       rest(ctx, market, order)
     }

@@ -14,6 +14,7 @@ import { reservationFor, reserve, without } from '../reservations.js'
 import { orderView } from '../views.js'
 import { bandOf, checkMarginMode, marketOf, requireActive, tradingAccount, type MarketKind } from '../admission.js'
 import { cancelOrders, openOrdersOf } from '../orderLifecycle.js'
+import { checkMmp } from '../mmp.js'
 
 export const MAX_BULK_QUOTES = 100
 
@@ -32,6 +33,8 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
   if (amend && !cancelFirst) throw new DomainError('INVALID_REQUEST', 'amend replaces the orders cancelAll would cancel: send it with cancelAll')
   requireActive(ctx, market)
   const account = tradingAccount(ctx, userId)
+  // Quotes on options are under market-maker protection: refused while it is frozen.
+  if (!market.linear && specs.length > 0) checkMmp(ctx, account, market)
   const toCancel = cancelFirst ? openOrdersOf(account, { marketId }) : []
 
   const cids = new Set<string>()
@@ -94,6 +97,7 @@ export function placeQuotes(ctx: Ctx, userId: string, marketId: string, quoteId:
     let order = reused.get(spec)
     if (!order) {
       order = newOrder(ctx, account, spec)
+      order.mmp = !market.linear
       if (order.clientOrderId !== null) account.clientOrderIds.set(order.clientOrderId, order.id)
       rest(ctx, market, order)
     }
