@@ -33,6 +33,7 @@ import type { Services } from './services/services.js'
 import { applyMigrations, ensureDatabase } from './store/migrate.js'
 import { createPool, PostgresUnavailableError, unavailableMessage } from './store/pg.js'
 import { createPrisma, type PrismaClient } from './store/prisma.js'
+import { MarketMakerProtection } from './services/mmp.js'
 
 export interface Exchange {
   readonly config: Config
@@ -152,7 +153,8 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     // Connects to the event bus only when a stream is first opened (api role).
     const streams = new Streams({ config, log, redis, keys, marketData, reads, identity, clock })
     closers.push(() => streams.close())
-    const services: Services = { config, log, clock, marketData, commands: bus, identity, trading, reads, streams }
+    const mmp = new MarketMakerProtection({ prisma, commands: bus, clock })
+    const services: Services = { config, log, clock, marketData, commands: bus, identity, trading, mmp, reads, streams }
 
     let scheduler: LeasedLoops | null = null
     if (roles.has('scheduler')) {

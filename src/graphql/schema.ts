@@ -8,6 +8,7 @@ import './types/catalog.js'
 import './types/identity.js'
 import './types/trading.js'
 import './types/account.js'
+import './types/mmp.js'
 import './types/subscriptions.js'
 
 export const schema = refuseNulArguments(builder.toSchema({ sortSchema: false }))

@@ -26,7 +26,7 @@ export const ORDER_ID = { notFound: 'ORDER_NOT_FOUND', ulid: true } as const
 // shared rule (400 INVALID_REQUEST, naming the field), as over GraphQL.
 const ORDER_REQUEST_FIELDS = [
   'marketId', 'clientOrderId', 'type', 'side', 'price', 'quantity', 'timeInForce', 'postOnly', 'reduceOnly', 'marginMode',
-  'stopPrice', 'takeProfitPrice', 'stopLossPrice',
+  'stopPrice', 'takeProfitPrice', 'stopLossPrice', 'mmp',
 ]
 
 /** The order request fields (SPEC.md), type-checked with the spec's codes, as PlaceOrderInput. */
@@ -52,6 +52,8 @@ function orderInput(b: Body, kind: RestKind) {
     stopPrice: optString(b, 'stopPrice', 'INVALID_PRICE'),
     takeProfitPrice: optString(b, 'takeProfitPrice', 'INVALID_PRICE'),
     stopLossPrice: optString(b, 'stopLossPrice', 'INVALID_PRICE'),
+    // Options only (market-maker protection); the engine refuses it on a linear order.
+    mmp: optBoolean(b, 'mmp'),
   }
 }
 

@@ -7,6 +7,7 @@ import type { Clock } from '../domain/clock.js'
 import type { AccountReads } from '../store/accountReads.js'
 import type { Streams } from '../streams/streams.js'
 import type { MarketData } from './marketData.js'
+import type { MarketMakerProtection } from './mmp.js'
 import type { Trading } from './trading.js'
 
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   readonly identity: Identity
   /** Orders, quotes, transfers, faucet: validated and sent to the engine. */
   readonly trading: Trading
+  /** Market-maker protection: configuration, reset and its committed state. */
+  readonly mmp: MarketMakerProtection
   /** The caller's committed records from PostgreSQL. */
   readonly reads: AccountReads
   /** Every SSE, WebSocket and GraphQL stream, fed from the engine's event bus. */

@@ -130,10 +130,13 @@ export class Trading {
   }
 
   /** One order on a market of `kind` (any, without one: the market id decides). */
-  async placeOrder(p: Principal, req: OrderRequest, correlationId: string, kind?: MarketKind | null): Promise<OrderView> {
+  async placeOrder(p: Principal, req: OrderRequest & { mmp?: unknown }, correlationId: string, kind?: MarketKind | null): Promise<OrderView> {
     const market = await this.market(req.marketId, kind)
-    const order = parseOrder(req, market, newId())
-    return this.withExistingOrder(this.run({ type: 'PlaceOrder', userId: p.userId, order, kind: kindOf(market) }, correlationId))
+    const { mmp, ...fields } = req
+    if (mmp !== undefined && mmp !== null && typeof mmp !== 'boolean') throw new DomainError('INVALID_REQUEST', 'mmp must be a boolean', { mmp })
+    const order = parseOrder(fields, market, newId())
+    // Market-maker protection (src/engine/mmp.ts) covers option orders only; the engine refuses it elsewhere.
+    return this.withExistingOrder(this.run({ type: 'PlaceOrder', userId: p.userId, order, kind: kindOf(market), ...(mmp === true ? { mmp } : {}) }, correlationId))
   }
 
   /** Placement's checks without placing: the engine runs them against its live state. */

@@ -138,6 +138,12 @@ export class Streams {
         return makeFrame({ eventType: 'QuoteSnapshot', eventSeq: seq, engineTs: this.d.clock(), payload: { kind: 'snapshot', symbol, quotes } satisfies QuoteSnapshotPayload })
       }
       const emit = (f: Frame) => {
+        if (f.env.eventType === 'MmpTriggered') {
+          // Market-maker protection tripped on an underlying of these markets: every protected quote there is gone.
+          const u = (f.env.payload as { underlying: string }).underlying
+          if (symbol === u || ids.some((id) => id.startsWith(`${u}-`))) sub.frame(f)
+          return
+        }
         if (f.env.eventType !== 'OrderUpdate') return sub.frame(f)
         const o = f.env.payload as OrderView
         if (o.quoteId === null || !markets.has(o.marketId)) return

@@ -166,10 +166,42 @@ const BoardEventRef = eventType('OptionsBoardEvent', 'BoardSnapshot first, then 
   of: (f) => f.data as BoardUpdate,
 })
 const TicksEventRef = eventType('OptionTicksEvent', 'OptionSnapshot first, then OptionDelta with the changed ticks.', TicksRef, { nullable: false })
-const OrderEventRef = eventType('OrderEvent', 'OrderUpdate: the order as it stands after each change; or ResyncRequired.', OrderRef, {
+const OrderEventRef = eventType('OrderEvent', 'OrderUpdate: the order as it stands after each change; MmpTriggered (payload null, see mmpTriggered); or ResyncRequired.', OrderRef, {
   nullable: true,
-  of: (f) => f.env.payload as OrderView,
+  of: (f) => (f.env.eventType === 'MmpTriggered' ? null : (f.env.payload as OrderView)),
 })
+
+interface MmpTriggeredPayload {
+  underlying: string
+  reason: 'quantity' | 'delta'
+  quantity: string
+  delta: string
+  trippedAt: string
+  frozenUntil: string | null
+  canceledIds: string[]
+}
+
+const MmpTriggeredRef = builder.objectRef<MmpTriggeredPayload>('MmpTriggered').implement({
+  description: 'The caller\'s market-maker protection tripped: its protected orders on the underlying were cancelled in the same batch as the fill.',
+  fields: (t) => ({
+    underlying: t.exposeString('underlying'),
+    reason: t.exposeString('reason', { description: '"quantity" or "delta": the limit exceeded.' }),
+    quantity: t.field({ type: 'Decimal', description: 'Contracts filled in the window, the tripping fill included.', resolve: (p) => p.quantity }),
+    delta: t.field({ type: 'Decimal', description: 'Net delta filled in the window.', resolve: (p) => p.delta }),
+    trippedAt: t.field({ type: 'DateTime', resolve: (p) => new Date(p.trippedAt) }),
+    frozenUntil: t.field({ type: 'DateTime', nullable: true, description: 'Null: until reset.', resolve: (p) => (p.frozenUntil ? new Date(p.frozenUntil) : null) }),
+    canceledIds: t.exposeStringList('canceledIds'),
+  }),
+})
+
+builder.objectField(OrderEventRef, 'mmpTriggered', (t) =>
+  t.field({
+    type: MmpTriggeredRef,
+    nullable: true,
+    description: 'On an MmpTriggered event; null otherwise.',
+    resolve: (f) => (f.env.eventType === 'MmpTriggered' ? (f.env.payload as MmpTriggeredPayload) : null),
+  }),
+)
 const FillEventRef = eventType('FillEvent', 'Fill: one of the caller\'s fills; or ResyncRequired.', TradeRef, {
   nullable: true,
   of: (f) => {

@@ -126,6 +126,7 @@ const PlaceOrderInput = builder.inputType('PlaceOrderInput', {
     stopPrice: t.field({ type: 'Decimal', description: 'Linear orders only.' }),
     takeProfitPrice: t.field({ type: 'Decimal', description: 'Linear orders only.' }),
     stopLossPrice: t.field({ type: 'Decimal', description: 'Linear orders only.' }),
+    mmp: t.boolean({ defaultValue: false, description: 'Option orders only: under market-maker protection, as quotes are (see setMmpConfig).' }),
   }),
 })
 
