@@ -4,7 +4,9 @@
 // key at the market-maker rate tier) moves a ladder around the mark on each market with one bulk quote
 // (`cancelAll` with `amend`: atomic, one rate-limit unit, and its resting orders are amended in place,
 // so requoting keeps order ids and rows instead of adding ten rows a ladder), and a small taker sends
-// market orders now and then so the ladders trade. The engine sees nothing special: no back door.
+// market orders now and then so the ladders trade. The house also quotes every BTC option within ±20%
+// of its forward (optionQuotes.ts) through the options bulk-quote path, under market-maker protection
+// of its own (POST /mmp/config). The engine sees nothing special: no back door.
 //
 // One instance quotes at a time across all processes (the `maker:lease`). Its orders are guarded by
 // the dead man's switch, re-armed every round, so a crashed instance's ladders are cancelled within
@@ -24,7 +26,9 @@ import { mulberry32, type Rng } from '../domain/prng.js'
 import { LeasedLoops } from '../scheduler/leasedLoops.js'
 import { ApiError, ExchangeClient } from './exchangeClient.js'
 import { fundFromFaucet, genesisCommand, HOUSE_BUCKETS, needsGenesis, TAKER_BUCKETS, topUpBuckets } from './funding.js'
-import { buildLadder } from './ladder.js'
+import { buildLadder, type LadderQuote } from './ladder.js'
+import { DEFAULT_OPTION_QUOTES, optionQuotes, quotesOption, type QuotedOption } from './optionQuotes.js'
+import { familyCatalog } from '../config/catalog.js'
 import { provisionTrader, type TraderCredential } from './signIn.js'
 import { nextTakerOrder, type TakerPosition } from './taker.js'
 
@@ -44,7 +48,16 @@ const WARN_EVERY_MS = 30_000
 const REQUEST_TIMEOUT_MS = 10_000
 
 /** Codes that mean "not this market right now": skipped quietly, tried again on a later round. */
-const SKIP_CODES = new Set(['MISSING_MARK_PRICE', 'STALE_MARK_PRICE', 'MARKET_HALTED', 'POST_ONLY_WOULD_CROSS', 'INVALID_PRICE', 'INVALID_MARKET_ID'])
+const SKIP_CODES = new Set(['MISSING_MARK_PRICE', 'STALE_MARK_PRICE', 'NO_RISK_ARRAY', 'MARKET_HALTED', 'POST_ONLY_WOULD_CROSS', 'INVALID_PRICE', 'INVALID_MARKET_ID', 'MMP_FROZEN'])
+/** The house's market-maker protection on its option quotes: a burst of fills pulls them for a moment. */
+export const HOUSE_MMP = { underlying: 'BTC', intervalMs: 1_000, frozenMs: 3_000, quantityLimit: '25', deltaLimit: '10' }
+/** The options bucket the house keeps for its short options' margin. */
+const HOUSE_OPTIONS_USDC = 5_000_000
+/** Unchanged option quotes are sent again this often anyway: fills and protection trips end them unseen. */
+const OPTION_RESEND_MS = 5_000
+const OPTIONS_QUERY = /* GraphQL */ `query SimMakerOptions { optionsBoard(underlying: "BTC") { spotPrice expiryForwards { expiry forward }
+  calls { marketId strikePrice expiry markPrice markIv } puts { marketId strikePrice expiry markPrice markIv } }
+  markets(linear: false, family: "BTC", first: 500) { edges { node { marketId tradingStatus tickSize stepSize minQuantity } } } }`
 const AUTH_CODES = new Set(['INVALID_TOKEN', 'KEY_REVOKED', 'MISSING_CREDENTIAL'])
 
 export interface SimMakerOptions {
@@ -99,6 +112,13 @@ export class SimMaker {
   private takerOrders = 0
   private quoting = false
   private markets: SimMarket[] = []
+  /** The options quoted (nearest the money first), the index, and the quotes last sent per option. */
+  private options: QuotedOption[] = []
+  private spot = 0
+  /** What was last sent per option and when: unchanged quotes are not sent again for OPTION_RESEND_MS. */
+  private readonly sentOptionQuotes = new Map<string, { key: string; at: number }>()
+  private optionCursor = 0
+  private optionsFunded = false
   /** Mark timestamp the engine refused as stale or missing, per market: skipped until the mark moves. */
   private readonly refusedMarks = new Map<string, string>()
   private cursor = 0
@@ -157,6 +177,7 @@ export class SimMaker {
     if (!house) return
     try {
       const { canceled } = await house.api.post<{ canceled: number }>('/perps/orders/cancel-all', {})
+      await house.api.post('/orders/cancel-all', {})
       await house.api.post('/orders/cancel-all-after', { timeoutMs: 0 })
       this.log.info({ at: 'SimMaker#stop', canceled }, 'sim maker stopped and withdrew its quotes')
     } catch (err) {
@@ -195,6 +216,8 @@ export class SimMaker {
       const wallet = privateKeyToAccount(this.o.config.makerPrivateKey)
       this.house = await provisionTrader(this.api, wallet, MAKER_KEY_NAME, this.o.clock)
       this.quoting = false
+      this.optionsFunded = false
+      this.sentOptionQuotes.clear()
       this.log.info({ at: 'SimMaker#prepareHouse', userId: this.house.userId, address: this.house.address, keyId: this.house.keyId }, 'sim maker signed in')
       await this.grantMarketMakerTier(this.house)
     }
@@ -251,7 +274,30 @@ export class SimMaker {
     }))
   }
 
-  /** Active, with a mark the engine has not refused. Options are not quoted: the engine takes no option orders yet. */
+  /** The BTC options within ±20% of their forward, with the board's Black-76 value and vol; nearest the money first. */
+  private async loadOptions(): Promise<void> {
+    const data = await this.api.graphql<any>(OPTIONS_QUERY)
+    const board = data.optionsBoard
+    this.spot = Number(board.spotPrice ?? 0)
+    const forwards = new Map<string, number>(board.expiryForwards.map((f: any) => [f.expiry, Number(f.forward)]))
+    const specs = new Map<string, any>(data.markets.edges.filter((e: any) => e.node.tradingStatus === 'ACTIVE').map((e: any) => [e.node.marketId, e.node]))
+    const rows = [...board.calls.map((r: any) => ({ ...r, isCall: true })), ...board.puts.map((r: any) => ({ ...r, isCall: false }))]
+    const options: QuotedOption[] = []
+    for (const r of rows) {
+      const spec = specs.get(r.marketId)
+      const forward = forwards.get(r.expiry)
+      if (!spec || forward === undefined || r.markPrice === null || r.markIv === null) continue
+      const o: QuotedOption = {
+        marketId: r.marketId, strike: Number(r.strikePrice), isCall: r.isCall, expiryMs: Date.parse(`${r.expiry}T08:00:00Z`), forward,
+        markPrice: r.markPrice, markIv: Number(r.markIv), tickSize: spec.tickSize, stepSize: spec.stepSize, minQuantity: spec.minQuantity,
+      }
+      if (quotesOption(o)) options.push(o)
+    }
+    const distance = (o: QuotedOption) => Math.abs(Math.log(o.strike / o.forward))
+    this.options = options.sort((a, b) => distance(a) - distance(b) || a.expiryMs - b.expiryMs || (a.marketId < b.marketId ? -1 : 1))
+  }
+
+  /** Active, with a mark the engine has not refused. */
   private quotable(): SimMarket[] {
     return this.markets.filter((m) => m.active && m.mark !== null && this.refusedMarks.get(m.marketId) !== m.mark.sourceTimestamp)
   }
@@ -266,20 +312,64 @@ export class SimMaker {
     await this.loadMarkets()
     const house = await this.prepareHouse()
     if (!house || this.stopping) return
+    await this.prepareOptions(house)
     // Re-armed every round: if this instance dies, its ladders go within deadmanMs.
     await house.api.post('/orders/cancel-all-after', { timeoutMs: this.deadmanMs })
     const markets = this.quotable()
-    const n = Math.min(this.laddersPerRound(house), markets.length)
+    const budget = this.laddersPerRound(house)
+    // Half the budget to the option quotes when there are any (their own turn, nearest the money first).
+    const optionBudget = this.optionsFunded ? Math.floor(budget / 2) : 0
+    const n = Math.min(Math.max(1, budget - optionBudget), markets.length)
     let placed = 0
     for (let i = 0; i < n; i++) {
       if (this.stopping || Date.now() < this.housePausedUntil) break
       const m = markets[this.cursor++ % markets.length]!
       if (await this.quote(house, m)) placed++
     }
+    placed += await this.quoteOptions(house, optionBudget)
     if (placed > 0 && !this.quoting) {
       this.quoting = true
       this.log.info({ at: 'SimMaker#quoteRound', markets: markets.length, intervalMs: this.o.config.makerIntervalMs }, 'sim maker quoting')
     }
+  }
+
+  /** Funds the options bucket and turns on the house's market-maker protection, once per sign-in. */
+  private async prepareOptions(house: TraderCredential): Promise<void> {
+    if (this.optionsFunded) return
+    const b = await house.api.get<{ walletBalance: string; optionsBalance: string }>('/wallet/balance')
+    const missing = Math.floor(Math.min(HOUSE_OPTIONS_USDC - Number(b.optionsBalance), Number(b.walletBalance)))
+    if (missing > 0) await house.api.post('/wallet/transfer', { from: 'wallet', to: 'options', amount: String(missing) })
+    await house.api.post('/mmp/config', HOUSE_MMP)
+    this.optionsFunded = true
+    this.log.info({ at: 'SimMaker#prepareOptions', mmp: HOUSE_MMP }, 'house funded its options bucket and set its market-maker protection')
+  }
+
+  /**
+   * Requotes up to `budget` options whose quotes moved since they were last sent (an unchanged one costs
+   * no request), walking the options nearest the money first and going round.
+   */
+  private async quoteOptions(house: TraderCredential, budget: number): Promise<number> {
+    if (budget === 0) return 0
+    await this.loadOptions()
+    if (this.options.length === 0) return 0
+    const held = new Map<string, number>(
+      (await house.api.get<Array<{ marketId: string; quantity: string }>>('/positions/me')).map((p) => [p.marketId, Number(p.quantity)]),
+    )
+    const rate = familyCatalog('BTC')?.rate ?? 0
+    const now = this.o.clock()
+    let sent = 0
+    for (let i = 0; i < this.options.length && sent < budget; i++) {
+      if (this.stopping || Date.now() < this.housePausedUntil) break
+      const o = this.options[this.optionCursor++ % this.options.length]!
+      const quotes = optionQuotes(o, this.spot, rate, now, held.get(o.marketId) ?? 0, DEFAULT_OPTION_QUOTES)
+      const key = JSON.stringify(quotes)
+      const last = this.sentOptionQuotes.get(o.marketId)
+      if (quotes.length === 0 || (last?.key === key && Date.now() - last.at < OPTION_RESEND_MS)) continue
+      sent++
+      if (await this.sendQuotes(house, o.marketId, '/quotes/bulk', quotes, null)) this.sentOptionQuotes.set(o.marketId, { key, at: Date.now() })
+      else this.sentOptionQuotes.delete(o.marketId)
+    }
+    return sent
   }
 
   /** Moves the house's ladder on one market to `quotes`, amending its orders in place. False when the market was skipped. */
@@ -290,8 +380,14 @@ export class SimMaker {
     const centre = m.type === 'perpetual' && mark.indexPrice !== null ? mark.indexPrice : mark.price
     const quotes = buildLadder(centre, m, (fnv1a(m.marketId) ^ this.round++) >>> 0)
     if (quotes.length === 0) return false
+    return this.sendQuotes(house, m.marketId, '/perps/quotes/bulk', quotes, mark.sourceTimestamp)
+  }
+
+  /** One bulk quote (cancelAll with amend). `markTs`: the mark it was priced at, remembered when the engine finds it stale. */
+  private async sendQuotes(house: TraderCredential, marketId: string, path: string, quotes: LadderQuote[], markTs: string | null): Promise<boolean> {
+    const m = { marketId }
     try {
-      await house.api.post('/perps/quotes/bulk', { marketId: m.marketId, quoteId: SIM_QUOTE_ID, cancelAll: true, amend: true, quotes })
+      await house.api.post(path, { marketId, quoteId: SIM_QUOTE_ID, cancelAll: true, amend: true, quotes })
       this.quoted++
       return true
     } catch (err) {
@@ -300,7 +396,7 @@ export class SimMaker {
         this.housePausedUntil = Date.now() + (err.retryAfterMs ?? 1_000)
         this.warn('quote:rate', { at: 'SimMaker#quote', retryAfterMs: err.retryAfterMs }, 'sim maker rate limited; backing off')
       } else if (SKIP_CODES.has(err.code)) {
-        if (err.code === 'MISSING_MARK_PRICE' || err.code === 'STALE_MARK_PRICE') this.refusedMarks.set(m.marketId, mark.sourceTimestamp)
+        if ((err.code === 'MISSING_MARK_PRICE' || err.code === 'STALE_MARK_PRICE') && markTs !== null) this.refusedMarks.set(m.marketId, markTs)
         this.log.debug({ at: 'SimMaker#quote', marketId: m.marketId, code: err.code }, 'market skipped')
       } else if (AUTH_CODES.has(err.code)) {
         throw err
