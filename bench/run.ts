@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   margin: async () => (await import('./margin.js')).benchMargin(),
   auth: async () => (await import('./auth.js')).benchAuth(),
   fanout: async () => (await import('./fanout.js')).benchFanout(),
+  optionQuotes: async () => (await import('./optionQuotes.js')).benchOptionQuotes(),
   simGrowth: async () => (await import('./simGrowth.js')).benchSimGrowth(),
 }
 

@@ -4,7 +4,8 @@
 // (default 60 s) and extrapolates what the simulator adds per hour: order, fill and ledger rows, the
 // bytes those order rows take, and how the orders table with its indexes grew on disk (dead versions of
 // amended rows included, as far as vacuum has not made their space reusable). Retention is off here, so
-// every row counts.
+// every row counts. The simulator quotes the linear markets and the BTC options near the money; option
+// orders are also counted on their own.
 // Run alone: npm run bench -- simGrowth
 import { randomBytes } from 'node:crypto'
 import pino from 'pino'
@@ -22,6 +23,8 @@ const VACUUM_EVERY_MS = 60_000
 interface Sample {
   at: number
   orders: number
+  /** Of those, on option markets (the house's option quotes, the taker's option orders). */
+  optionOrders: number
   unfilled: number
   fills: number
   ledger: number
@@ -50,6 +53,7 @@ export async function benchSimGrowth(): Promise<void> {
   const sample = async (): Promise<Sample> => {
     const { rows } = await ex.pool.query<Omit<Sample, 'at'>>(
       `SELECT (SELECT count(*) FROM orders)::int AS orders,
+              (SELECT count(*) FROM orders o JOIN markets m ON m.id = o."marketId" WHERE m.type = 'option')::int AS "optionOrders",
               (SELECT count(*) FROM orders WHERE "filledQuantity" = 0 AND status <> 'open')::int AS unfilled,
               (SELECT count(*) FROM fills)::int AS fills,
               (SELECT count(*) FROM ledger_entries)::int AS ledger,
@@ -83,6 +87,7 @@ export async function benchSimGrowth(): Promise<void> {
       `simGrowth: orders (${fmt(ladders)} ladders in ${fmt(seconds)} s)`,
       `${fmt(perHour('orders'))} rows/h (${fmt(perHour('unfilled'))} ended unfilled), ${mib(perHour('orders') * last.rowBytes)} MiB/h of rows`,
     )
+    printLine('simGrowth: of which option orders', `${fmt(perHour('optionOrders'))} rows/h (${fmt(last.optionOrders)} now)`)
     // Until vacuum has made old row versions reusable the file grows too: over a short run this is an
     // upper bound, not the steady state.
     const vacuumed = autovacuum ? 'autovacuum' : `VACUUM every ${VACUUM_EVERY_MS / 1_000} s`
