@@ -16,7 +16,8 @@ import { dropDatabase, withDatabase } from '../src/store/migrate.js'
 import { fmt, printLine } from './report.js'
 
 const HOUR_MS = 3_600_000
-const WARM_UP_LADDERS = 60
+// Every market and every quoted option (about 12 + 72 on the default catalog) has had its first ladder.
+const WARM_UP_LADDERS = 250
 /** autovacuum_naptime's default. */
 const VACUUM_EVERY_MS = 60_000
 
@@ -63,7 +64,7 @@ export async function benchSimGrowth(): Promise<void> {
     return { at: performance.now(), ...rows[0]! }
   }
   try {
-    // Measured once every market has its ladder (5 rounds of the default catalog's 12): sign-in,
+    // Measured once every market has its ladder (WARM_UP_LADDERS): sign-in,
     // funding and the first ladders are a one-off.
     const deadline = performance.now() + 120_000
     while (!ex.maker || ex.maker.laddersQuoted < WARM_UP_LADDERS) {
