@@ -14,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   fanout: async () => (await import('./fanout.js')).benchFanout(),
   optionQuotes: async () => (await import('./optionQuotes.js')).benchOptionQuotes(),
   simGrowth: async () => (await import('./simGrowth.js')).benchSimGrowth(),
+  http: async () => (await import('./http.js')).benchHttp(),
 }
 
 const wanted = process.argv.slice(2)

@@ -65,6 +65,8 @@ export interface StartOptions {
   clock?: Clock
   /** Pins the order-rate limiter's clock (tests); by default it uses Redis' clock. */
   rateLimitClock?: Clock
+  /** Benchmarks only: registers routes of their own on the HTTP app before it listens (bench/httpServer.ts). */
+  extraRoutes?: (app: FastifyInstance, services: Services) => void
 }
 
 async function prepareDatabase(url: string, log: Logger): Promise<void> {
@@ -185,6 +187,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
           catalog: (await marketData.listed().catch(() => [])).length > 0,
         }),
       })
+      opts.extraRoutes?.(http, services)
       try {
         url = await http.listen({ host: config.host, port: config.port })
       } catch (err) {
