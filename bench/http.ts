@@ -5,7 +5,7 @@
 // API keys of scope `trade`; autocannon (programmatic, in this process) keeps 64 connections busy.
 // Cases:
 //   ceiling  an order-path route that stops before the engine (auth, rate limit, body, an order-sized
-//            answer: bench/httpCeiling.ts), measured on the same server; every case prints its ratio
+//            answer: bench/httpRoutes.ts), measured on the same server; every case prints its ratio
 //   (a) resting post-only limit orders on BTC-PERP that never fill, each cancelled next
 //   (b) crossing pairs on BTC-PERP: a buy and a sell at one price, every second order filling
 //   (c) case (a) through the GraphQL placeOrder and cancelOrder mutations at /graphql
@@ -16,6 +16,9 @@
 // (fees and insurance are balances of the system account), each balance equals its ledger rows, and the
 // fees bucket holds exactly the fills' fees. Figures only, no pass/fail.
 //   npm run bench -- http          (HTTP_BENCH_SECONDS=5 for a quick local run; default 20 per case)
+// HTTP_BENCH_CASES=a,d runs only those cases (the ceiling always); HTTP_BENCH_TRACE=1 prints the
+// server's stage timers after each case (bench/httpTrace.ts); HTTP_BENCH_CPU_PROF=<dir> starts the
+// exchange processes with --cpu-prof into that directory.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -29,7 +32,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { redisKeys } from '../src/bus/keys.js'
 import { compareStreamIds } from '../src/bus/streamIds.js'
 import { dropDatabase, withDatabase } from '../src/store/migrate.js'
-import { CEILING_PATH } from './httpCeiling.js'
+import { CEILING_PATH, TRACE_PATH } from './httpRoutes.js'
 import { fmt, printLine } from './report.js'
 
 const SECONDS = Math.max(1, Number(process.env.HTTP_BENCH_SECONDS ?? 20))
@@ -39,6 +42,8 @@ const PERP = 'BTC-PERP'
 const MID = 100_000
 const ADMIN_TOKEN = `bench-admin-${randomBytes(8).toString('hex')}`
 const SYSTEM_USER = '00000000000000000000000000'
+/** The server times the stages of the path (bench/httpTrace.ts) and each case prints them. */
+const TRACE = Boolean(process.env.HTTP_BENCH_TRACE)
 
 /** The server's entry beside this module: its bundle under `npm run bench`, else the TypeScript under tsx. */
 const compiled = import.meta.url.endsWith('.mjs')
@@ -367,13 +372,30 @@ async function drive(d: Deployment, w: Workload, seconds: number): Promise<Measu
 }
 
 /** Warms the path up (JIT, pools, caches), then measures it for SECONDS. */
-async function measure(d: Deployment, make: () => Workload): Promise<{ m: Measured; w: Workload; since: Date }> {
+async function measure(d: Deployment, make: () => Workload): Promise<{ m: Measured; w: Workload; since: Date; trace: Trace | null }> {
   await drive(d, make(), WARMUP_SECONDS)
   await d.drained()
   const since = new Date()
+  if (TRACE) await d.ok('GET', TRACE_PATH)
   const w = make()
   const m = await drive(d, w, SECONDS)
-  return { m, w, since }
+  const trace = TRACE ? ((await d.ok('GET', TRACE_PATH)) as Trace) : null
+  return { m, w, since, trace }
+}
+
+interface Trace {
+  eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number }
+  series: Record<string, { n: number; mean: number; p50: number; p99: number; total: number }>
+}
+
+/** The server's stage timers over the measured window (HTTP_BENCH_TRACE=1, bench/httpTrace.ts). */
+function printTrace(t: Trace | null): void {
+  if (!t) return
+  const e = t.eventLoopDelayMs
+  printLine('    trace: event-loop delay', `mean ${fmt(e.mean, 1)} / p50 ${fmt(e.p50, 1)} / p99 ${fmt(e.p99, 1)} / max ${fmt(e.max, 1)} ms`)
+  for (const [name, s] of Object.entries(t.series).sort(([a], [b]) => a.localeCompare(b))) {
+    printLine(`    trace: ${name}`, `n ${fmt(s.n)}, mean ${fmt(s.mean, 2)} / p50 ${fmt(s.p50, 2)} / p99 ${fmt(s.p99, 2)}`)
+  }
 }
 
 function printCase(name: string, m: Measured, w: Workload | null, ceiling: Measured | null): void {
@@ -421,11 +443,22 @@ async function check(d: Deployment, w: Workload, traders: Trader[], since: Date)
 }
 
 async function runCase(d: Deployment, name: string, traders: Trader[], make: () => Workload, ceiling: Measured): Promise<Measured> {
-  const { m, w, since } = await measure(d, make)
+  const { m, w, since, trace } = await measure(d, make)
   printCase(name, m, w, ceiling)
   await check(d, w, traders, since)
+  printTrace(trace)
   return m
 }
+
+async function runCeiling(d: Deployment, name: string, traders: Trader[]): Promise<Measured> {
+  const { m, trace } = await measure(d, () => ceilingCase(traders))
+  printCase(name, m, null, null)
+  printTrace(trace)
+  return m
+}
+
+/** HTTP_BENCH_CASES=a,c runs only those (the ceiling always); default all. */
+const CASES = new Set((process.env.HTTP_BENCH_CASES ?? 'a,b,c,d,e').split(',').map((c) => c.trim()))
 
 /** A near-the-money option of the quarterly whose forward is MID, and a bid price inside its band. */
 async function nearTheMoneyOption(d: Deployment, t: Trader): Promise<{ id: string; price: string }> {
@@ -441,7 +474,7 @@ async function nearTheMoneyOption(d: Deployment, t: Trader): Promise<{ id: strin
   return { id, price: low }
 }
 
-async function oneProcess(): Promise<Measured> {
+async function oneProcess(): Promise<Measured | null> {
   const d = new Deployment(false)
   try {
     await d.start()
@@ -449,35 +482,34 @@ async function oneProcess(): Promise<Measured> {
     const traders = [await d.trader(), await d.trader()]
     const option = await nearTheMoneyOption(d, traders[0]!)
     console.log(`HTTP placement: one process with every role, ${CONNECTIONS} connections, ${SECONDS} s per case after ${WARMUP_SECONDS} s of warm-up, 2 market makers`)
-    const { m: ceiling } = await measure(d, () => ceilingCase(traders))
-    printCase(`ceiling: ${CEILING_PATH} (auth, rate limit, body, answer)`, ceiling, null, null)
-    const a = await runCase(d, '(a) REST resting limit orders + cancels, BTC-PERP', traders, () => restingCase(traders, '/perps', PERP, restingPrice, '0.001'), ceiling)
-    await runCase(d, '(b) REST crossing pairs, every second order fills', traders, () => crossingCase(traders), ceiling)
-    await runCase(d, '(c) GraphQL placeOrder + cancelOrder, as (a)', traders, () => graphqlCase(traders), ceiling)
-    await runCase(d, `(e) REST option orders + cancels, ${option.id}`, traders, () => restingCase(traders, '', option.id, () => option.price, '0.01'), ceiling)
+    const ceiling = await runCeiling(d, `ceiling: ${CEILING_PATH} (auth, rate limit, body, answer)`, traders)
+    let a: Measured | null = null
+    if (CASES.has('a')) a = await runCase(d, '(a) REST resting limit orders + cancels, BTC-PERP', traders, () => restingCase(traders, '/perps', PERP, restingPrice, '0.001'), ceiling)
+    if (CASES.has('b')) await runCase(d, '(b) REST crossing pairs, every second order fills', traders, () => crossingCase(traders), ceiling)
+    if (CASES.has('c')) await runCase(d, '(c) GraphQL placeOrder + cancelOrder, as (a)', traders, () => graphqlCase(traders), ceiling)
+    if (CASES.has('e')) await runCase(d, `(e) REST option orders + cancels, ${option.id}`, traders, () => restingCase(traders, '', option.id, () => option.price, '0.01'), ceiling)
     return a
   } finally {
     await d.stop()
   }
 }
 
-async function apart(a: Measured): Promise<void> {
+async function apart(a: Measured | null): Promise<void> {
   const d = new Deployment(true)
   try {
     await d.start()
     await d.pushMarks()
     const traders = [await d.trader(), await d.trader()]
     console.log(`HTTP placement: API (+ scheduler) and engine in separate processes`)
-    const { m: ceiling } = await measure(d, () => ceilingCase(traders))
-    printCase(`ceiling: ${CEILING_PATH}, API process`, ceiling, null, null)
+    const ceiling = await runCeiling(d, `ceiling: ${CEILING_PATH}, API process`, traders)
     const m = await runCase(d, '(d) as (a), API and engine apart', traders, () => restingCase(traders, '/perps', PERP, restingPrice, '0.001'), ceiling)
-    printLine('    (d) / (a)', (m.requestsPerSecond / a.requestsPerSecond).toFixed(3))
+    if (a) printLine('    (d) / (a), requests per second', (m.requestsPerSecond / a.requestsPerSecond).toFixed(3))
   } finally {
     await d.stop()
   }
 }
 
 export async function benchHttp(): Promise<void> {
-  const a = await oneProcess()
-  await apart(a)
+  const a = CASES.has('a') || CASES.has('b') || CASES.has('c') || CASES.has('e') ? await oneProcess() : null
+  if (CASES.has('d')) await apart(a)
 }

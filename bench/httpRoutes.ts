@@ -1,10 +1,13 @@
-// The ceiling of the HTTP placement benchmark: an order-path route that does everything but reach the
-// engine (credential, scope `trade`, the order-rate limit, body parsing, an order-sized JSON answer).
-// Registered only by the bench's own server entry (bench/httpServer.ts), never by the application.
+// The routes only the HTTP placement benchmark's server has (bench/httpServer.ts registers them; the
+// application never does). The ceiling: an order-path route that does everything but reach the engine
+// (credential, scope `trade`, the order-rate limit, body parsing, an order-sized JSON answer). The
+// trace: the stage timers' figures (bench/httpTrace.ts, with HTTP_BENCH_TRACE=1). Both paths here, so
+// the load generator's process imports no server code.
 import type { FastifyInstance } from 'fastify'
 import { newId } from '../src/domain/ids.js'
 
 export const CEILING_PATH = '/bench/ceiling'
+export const TRACE_PATH = '/bench/trace'
 
 /** What POST /perps/orders answers for a resting order, field for field, so the ceiling encodes as much. */
 function cannedOrder(userId: string, body: Record<string, unknown>) {

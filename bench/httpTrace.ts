@@ -1,0 +1,153 @@
+// Where an order's time goes, for the HTTP placement benchmark (HTTP_BENCH_TRACE=1): timers wrapped
+// around the stages of the path from outside, so the application carries no probes. The bench's server
+// entry installs them before the exchange starts and serves GET /bench/trace, which answers the
+// figures gathered since the previous call (and starts a new window).
+//   API node:  request start → auth (credential) → order-rate charge → body parsed (preHandler) →
+//              handler (GraphQL execute, around the engine round trip) → answer serialized and sent
+//   bus:       XADD with the epoch read (MULTI) → reply received (the engine round trip)
+//   engine:    XREAD (blocking) → per batch: JSON.parse of each envelope, Engine.apply, the PostgreSQL
+//              commit of the batch, then mirrors, events and replies published to Redis
+//   process:   event-loop delay (monitorEventLoopDelay)
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import { CredentialResolver } from '../src/auth/credentials.js'
+import { Identity } from '../src/auth/identity.js'
+import { CommandBus } from '../src/bus/commandBus.js'
+import { Engine } from '../src/engine/engine.js'
+import { EngineRunner } from '../src/roles/engine/runner.js'
+import { TRACE_PATH } from './httpRoutes.js'
+
+
+/** Durations (ms) of one stage in the current window. */
+class Series {
+  values: number[] = []
+  add(ms: number): void {
+    this.values.push(ms)
+  }
+  summary(): { n: number; mean: number; p50: number; p99: number; total: number } {
+    const v = this.values.sort((a, b) => a - b)
+    const total = v.reduce((s, x) => s + x, 0)
+    const at = (q: number) => v[Math.min(v.length - 1, Math.floor(q * v.length))] ?? 0
+    return { n: v.length, mean: v.length ? total / v.length : 0, p50: at(0.5), p99: at(0.99), total }
+  }
+}
+
+const series = new Map<string, Series>()
+const record = (name: string, ms: number) => {
+  let s = series.get(name)
+  if (!s) series.set(name, (s = new Series()))
+  s.add(ms)
+}
+const loop = monitorEventLoopDelay({ resolution: 5 })
+let windowStart = performance.now()
+
+/** Wraps an async method of a prototype with a timer. */
+function timeAsync(proto: object, method: string, name: string): void {
+  const p = proto as Record<string, (...args: unknown[]) => Promise<unknown>>
+  const original = p[method]!
+  p[method] = async function (this: unknown, ...args: unknown[]) {
+    const t0 = performance.now()
+    try {
+      return await original.apply(this, args)
+    } finally {
+      record(name, performance.now() - t0)
+    }
+  }
+}
+
+function timeSync(proto: object, method: string, name: string): void {
+  const p = proto as Record<string, (...args: unknown[]) => unknown>
+  const original = p[method]!
+  p[method] = function (this: unknown, ...args: unknown[]) {
+    const t0 = performance.now()
+    try {
+      return original.apply(this, args)
+    } finally {
+      record(name, performance.now() - t0)
+    }
+  }
+}
+
+/** Installs the timers; call before the exchange starts. */
+export function installTrace(): void {
+  loop.enable()
+  timeAsync(CredentialResolver.prototype, 'resolve', 'api: credential resolved (API key: cache + revocation EXISTS)')
+  timeAsync(Identity.prototype, 'chargeOrderRate', 'api: order-rate charge (Lua GCRA)')
+  timeAsync(CommandBus.prototype, 'appendTracked', 'bus: XADD (MULTI with the epoch GET)')
+  timeAsync(CommandBus.prototype, 'submit', 'bus: submit → reply (engine round trip)')
+  const runner = EngineRunner.prototype as unknown as Record<string, (...args: any[]) => any>
+  // A batch: its size, each command's wait in the stream (its id's ms to the batch's start), and the
+  // stages of process(): parse + apply per entry, the commit, and what is left (publishing to Redis).
+  const process = runner['process']!
+  let applying = 0
+  runner['process'] = async function (this: unknown, entries: Array<[string, string[]]>) {
+    const t0 = performance.now()
+    const now = Date.now()
+    for (const [id] of entries) record('engine: command wait in the stream (XADD → batch start, ms clock)', now - Number(id.slice(0, id.indexOf('-'))))
+    record('engine: batch size (commands)', entries.length)
+    applying = 0
+    const committing = series.get('engine: PostgreSQL commit per batch')?.values.length ?? 0
+    await process.call(this, entries)
+    const commits = series.get('engine: PostgreSQL commit per batch')?.values
+    const commitMs = commits && commits.length > committing ? commits[commits.length - 1]! : 0
+    const total = performance.now() - t0
+    record('engine: batch, read to published', total)
+    record('engine: publish per batch (mirrors, events, replies)', total - applying - commitMs)
+  }
+  const applyEntry = runner['applyEntry']!
+  runner['applyEntry'] = function (this: unknown, ...args: unknown[]) {
+    const t0 = performance.now()
+    try {
+      return applyEntry.apply(this, args)
+    } finally {
+      const ms = performance.now() - t0
+      applying += ms
+      record('engine: per command, JSON.parse + apply', ms)
+    }
+  }
+  timeSync(Engine.prototype, 'apply', 'engine: per command, Engine.apply')
+  timeAsync(EngineRunner.prototype, 'commit', 'engine: PostgreSQL commit per batch')
+  const xread = Redis.prototype.xread as (...args: unknown[]) => Promise<unknown>
+  ;(Redis.prototype as unknown as { xread: typeof xread }).xread = async function (this: Redis, ...args: unknown[]) {
+    const t0 = performance.now()
+    const res = await xread.apply(this, args)
+    record(res ? 'engine: XREAD BLOCK that returned entries' : 'engine: XREAD BLOCK that timed out', performance.now() - t0)
+    return res
+  }
+}
+
+/** Per-request phases from Fastify's hooks, and the trace route. */
+export function registerTrace(app: FastifyInstance): void {
+  const starts = new WeakMap<object, number[]>()
+  app.addHook('onRequest', async (req) => {
+    starts.set(req, [performance.now()])
+  })
+  app.addHook('preHandler', async (req) => {
+    starts.get(req)?.push(performance.now())
+  })
+  app.addHook('onSend', async (req) => {
+    starts.get(req)?.push(performance.now())
+  })
+  app.addHook('onResponse', async (req) => {
+    const t = starts.get(req)
+    if (!t || t.length < 3 || req.url === TRACE_PATH) return
+    const kind = req.url.startsWith('/graphql') ? 'graphql' : req.url.startsWith('/bench') ? 'ceiling' : 'rest'
+    record(`http ${kind}: onRequest → preHandler (auth, rate, body)`, t[1]! - t[0]!)
+    record(`http ${kind}: handler (${kind === 'ceiling' ? 'canned answer' : 'GraphQL execute + engine round trip'})`, t[2]! - t[1]!)
+    record(`http ${kind}: onSend → response written`, performance.now() - t[2]!)
+    record(`http ${kind}: whole request inside the server`, performance.now() - t[0]!)
+  })
+  app.get(TRACE_PATH, async () => {
+    const seconds = (performance.now() - windowStart) / 1000
+    const out = {
+      seconds,
+      eventLoopDelayMs: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, mean: loop.mean / 1e6 },
+      series: Object.fromEntries([...series].map(([k, s]) => [k, s.summary()])),
+    }
+    series.clear()
+    loop.reset()
+    windowStart = performance.now()
+    return out
+  })
+}
