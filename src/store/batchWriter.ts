@@ -11,7 +11,7 @@ import { marketEngineState } from '../engine/snapshot.js'
 import { optionsLocked } from '../engine/optionMargin.js'
 import { optionLinks } from '../engine/optionPricing.js'
 import { ENGINE } from './engineOffsets.js'
-import { inTransaction } from './pg.js'
+import { isConnectionLoss } from './pg.js'
 
 /** The batch was written by a leader that has since been replaced: nothing of it was committed. */
 export class FencedOutError extends Error {}
@@ -241,9 +241,18 @@ function candleStatement(state: EngineState, c: Changes): Statement {
   ]
 }
 
+/** SQLSTATE the fencing statement raises when the offset row no longer carries this leader's token. */
+const FENCED_OUT = 'EXF01'
+
 /**
  * Writes everything the batch changed and moves the offset to its last stream id, atomically. Refused
  * with FencedOutError when another leader has claimed a newer token since ours.
+ *
+ * The transaction travels as ONE simple-protocol query (`BEGIN; fence; writes; COMMIT`, the rows inlined
+ * as escaped JSON literals): the same statements in the same transaction, in one round trip instead of
+ * one per statement. The engine shares its event loop with the API in a one-process deployment, and
+ * each round trip waited for a turn of that loop (see docs/decisions.md "Performance"). The fencing
+ * update raises when it matches no row, which aborts the transaction before any write.
  */
 export async function commitBatch(
   pool: pg.Pool,
@@ -256,15 +265,32 @@ export async function commitBatch(
   const counters: Record<string, number> = { now: state.now }
   for (const [name, value] of state.dirtyCounters()) counters[name] = value
   const writes = statements(state, changes)
-  await inTransaction(pool, async (db) => {
-    const fenced = await db.query(
-      `UPDATE engine_offsets SET epoch = $2, "lastStreamId" = $3, counters = counters || $4::jsonb, "updatedAt" = now()
-       WHERE name = $1 AND "fencingToken" = $5`,
-      [ENGINE, at.epoch, at.streamId, JSON.stringify(counters), at.fencingToken],
-    )
-    if (fenced.rowCount !== 1) throw new FencedOutError(`fencing token ${at.fencingToken} is no longer current`)
-    await inCommit?.()
-    for (const [sql, rows] of writes) await db.query(sql, [json(rows)])
-  })
+  const client = await pool.connect()
+  const lit = (v: string) => client.escapeLiteral(v)
+  const fence = `DO $fence$ BEGIN
+    UPDATE engine_offsets SET epoch = ${lit(at.epoch)}, "lastStreamId" = ${lit(at.streamId)},
+      counters = counters || ${lit(JSON.stringify(counters))}::jsonb, "updatedAt" = now()
+    WHERE name = ${lit(ENGINE)} AND "fencingToken" = ${lit(at.fencingToken)}::bigint;
+    IF NOT FOUND THEN RAISE EXCEPTION 'fencing token % is no longer current', ${lit(at.fencingToken)} USING ERRCODE = '${FENCED_OUT}'; END IF;
+  END $fence$`
+  const rest = [...writes.map(([sql, rows]) => sql.replace('$1::json', `${lit(json(rows))}::json`)), 'COMMIT'].join(';\n')
+  let broken: Error | undefined
+  try {
+    if (inCommit) {
+      await client.query(`BEGIN;\n${fence}`)
+      await inCommit()
+      await client.query(rest)
+    } else {
+      await client.query(`BEGIN;\n${fence};\n${rest}`)
+    }
+  } catch (err) {
+    if (isConnectionLoss(err)) broken = err as Error
+    else await client.query('ROLLBACK').catch((e: Error) => (broken = e))
+    if ((err as { code?: string }).code === FENCED_OUT) throw new FencedOutError((err as Error).message)
+    throw err
+  } finally {
+    // A client whose session died is destroyed, not returned to the pool for the next caller to fail on.
+    client.release(broken)
+  }
   state.markCountersPersisted()
 }

@@ -229,12 +229,13 @@ describe('engine runner', () => {
     let loseNextCommit = false
     const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined
     // Transactions check a client out with connect(); pool.query() passes a callback and is left alone.
+    // A batch's transaction is one query ending in its COMMIT (store/batchWriter.ts).
     ;(pool as { connect: unknown }).connect = async (...args: unknown[]) => {
       if (args.length > 0) return connect(...args)
       const client = (await connect())!
       const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>
       ;(client as { query: unknown }).query = async (text: string, values?: unknown[]) => {
-        if (text !== 'COMMIT' || !loseNextCommit) return query(text, values)
+        if (!text.endsWith('COMMIT') || !loseNextCommit) return query(text, values)
         loseNextCommit = false
         if (commitFirst) await query(text)
         throw new Error('Connection terminated unexpectedly')
