@@ -264,6 +264,14 @@ function onOrder(w: Workload) {
 
 const CANCELED = /"status":"(canceled|CANCELED)"/
 
+/** The order the connection placed last, forgotten once taken (a refused placement leaves none to cancel). */
+function takeOrderId(context: object): string | undefined {
+  const c = context as Connection
+  const id = c.orderId
+  delete c.orderId
+  return id
+}
+
 let priceStep = 0
 /** A resting bid's price: below the mark, spread over 500 ticks so the book has levels to walk. */
 const restingPrice = () => (MID - 1_000 - (priceStep++ % 500) / 10).toFixed(1)
@@ -283,7 +291,10 @@ function restingCase(traders: Trader[], family: '/perps' | '', market: string, p
       method: 'POST',
       headers: { authorization: t.headers['authorization']! },
       // No order placed (refused): nothing to cancel, so the connection goes on with the next placement.
-      setupRequest: (req, context) => ((context as Connection).orderId ? { ...req, path: `${family}/orders/${(context as Connection).orderId}/cancel`, body: '' } : (undefined as never)),
+      setupRequest: (req, context) => {
+        const id = takeOrderId(context)
+        return id ? { ...req, path: `${family}/orders/${id}/cancel`, body: '' } : (undefined as never)
+      },
       onResponse: onOrder(w),
     })
   }
@@ -313,7 +324,10 @@ function graphqlCase(traders: Trader[]): Workload {
       method: 'POST',
       path: '/graphql',
       headers: t.headers,
-      setupRequest: (req, context) => ((context as Connection).orderId ? { ...req, body: JSON.stringify({ query: CANCEL, variables: { id: (context as Connection).orderId } }) } : (undefined as never)),
+      setupRequest: (req, context) => {
+        const id = takeOrderId(context)
+        return id ? { ...req, body: JSON.stringify({ query: CANCEL, variables: { id } }) } : (undefined as never)
+      },
       onResponse: onOrder(w),
     })
   }
