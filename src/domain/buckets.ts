@@ -7,9 +7,10 @@ export type UserBucket = (typeof USER_BUCKETS)[number]
 /**
  * The system's own buckets: `external` is the outside world (deposits, faucet, genesis grants credit a
  * user and debit it, so it goes negative), `fees` collects trading fees, `insurance` covers
- * liquidation shortfalls, `clearing` is the counterparty of realized PnL and funding.
+ * liquidation shortfalls, `clearing` is the counterparty of realized PnL and funding, `withdrawals` holds
+ * what accepted withdrawals took from wallets until they complete (to `external`) or fail (back).
  */
-export const SYSTEM_BUCKETS = ['external', 'fees', 'insurance', 'clearing'] as const
+export const SYSTEM_BUCKETS = ['external', 'fees', 'insurance', 'clearing', 'withdrawals'] as const
 export type SystemBucket = (typeof SYSTEM_BUCKETS)[number]
 export type Bucket = UserBucket | SystemBucket
 

@@ -67,6 +67,11 @@ export class Account {
   derivativePositions = 0
   /** Of those, option positions (EngineState.trackHolding). */
   optionPositions = 0
+  /** On chain, micro-USDC: deposits credited, withdrawals completed, and withdrawals accepted but not yet
+   * final (derived from EngineState.withdrawals). Only deposited − withdrawn − withdrawing may leave. */
+  deposited = 0n
+  withdrawn = 0n
+  withdrawing = 0n
   /** Faucet grants of the rolling day: [engine time, micro-USDC]. */
   faucetGrants: Array<[number, bigint]> = []
   /** Dead man's switch: cancel every open order at this engine time (null: disarmed). */

@@ -47,6 +47,31 @@ export interface FillRow {
   at: number
 }
 
+/** A deposit the batch credited (the indexer wrote the row when it saw the log; this marks it credited). */
+export interface DepositRow {
+  id: string
+  txHash: string
+  logIndex: number
+  blockNumber: number
+  fromAddress: string
+  userId: string
+  amount: bigint
+  at: number
+}
+
+/** A withdrawal as it stands after the batch (accepted, completed or failed). */
+export interface WithdrawalRow {
+  id: string
+  userId: string
+  amount: bigint
+  toAddress: string
+  status: 'pending' | 'completed' | 'failed'
+  txHash: string | null
+  error: string | null
+  createdAt: number
+  updatedAt: number
+}
+
 /** Epochs tell one Changes from every other in the process: an order, position or account remembers the
  * epoch of the batch that listed it (`changedIn`), so listing it again costs a comparison, not a hash. */
 let lastEpoch = 0
@@ -69,6 +94,8 @@ export class Changes {
   readonly ledger: LedgerRow[] = []
   readonly funding: FundingRow[] = []
   readonly positionEvents: PositionEventRow[] = []
+  readonly deposits: DepositRow[] = []
+  readonly withdrawals: WithdrawalRow[] = []
   /** Accounts whose dead man's switch was armed, refreshed or disarmed. */
   readonly deadman = new Set<Account>()
   /** Market-maker protection states changed (configured, counted, tripped, reset), each once. */

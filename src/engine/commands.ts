@@ -6,6 +6,7 @@ import type { UserBucket } from '../domain/buckets.js'
 import type { MarketSpec } from '../domain/market.js'
 import type { OrderSpec } from '../domain/orders.js'
 import type { MarketKind } from './admission.js'
+import type { DepositInput } from './handlers/onchain.js'
 
 export interface MarkInput {
   marketId: string
@@ -28,6 +29,12 @@ export type Command =
   | { type: 'Faucet'; userId: string; amountMicro: string; dailyCapMicro: string }
   | { type: 'Genesis'; userId: string; usdcMicro: string; holdings: Array<{ marketId: string; lots: number }> }
   | { type: 'Transfer'; userId: string; from: UserBucket; to: UserBucket; amountMicro: string }
+  // on chain (handlers/onchain.ts): the indexer credits final deposits; an API node requests a withdrawal
+  // (its id drawn there); the withdrawal worker completes or fails it
+  | ({ type: 'CreditDeposit' } & DepositInput)
+  | { type: 'RequestWithdrawal'; userId: string; withdrawalId: string; amountMicro: string; toAddress: string }
+  | { type: 'CompleteWithdrawal'; withdrawalId: string; txHash: string }
+  | { type: 'FailWithdrawal'; withdrawalId: string; txHash: string | null; reason: string }
   // orders: `kind` says which paths a command came by (`/orders` options, `/perps/...` linear); a market or
   // order of the other kind is refused as unknown. Without it: linear markets to place, any order to cancel.
   /** `mmp`: the order is under market-maker protection (options only; quotes on options always are). */

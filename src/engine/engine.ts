@@ -13,6 +13,7 @@ import { cancelAllAfter, fireDeadmanSwitches } from './handlers/deadman.js'
 import { faucet, genesis, transfer } from './handlers/funds.js'
 import { expireMarket, listMarkets, setMarketStatus } from './handlers/markets.js'
 import { onTick, updateMarks } from './handlers/marks.js'
+import { creditDeposit, requestWithdrawal, settleWithdrawal } from './handlers/onchain.js'
 import { cancelAll, cancelOrder, modifyOrder, placeOrder } from './handlers/orders.js'
 import { placeQuotes } from './handlers/quotes.js'
 import { previewOrder } from './handlers/preview.js'
@@ -183,6 +184,10 @@ const HANDLERS: { readonly [K in Command['type']]: Handler<K> } = {
   Transfer: (e, c, id) => transfer(e, c.userId, c.from, c.to, c.amountMicro, id),
   Faucet: (e, c, id) => faucet(e, c.userId, c.amountMicro, c.dailyCapMicro, id),
   Genesis: (e, c, id) => genesis(e, c.userId, c.usdcMicro, c.holdings, id),
+  CreditDeposit: (e, c) => creditDeposit(e, c),
+  RequestWithdrawal: (e, c) => requestWithdrawal(e, c.userId, c.withdrawalId, c.amountMicro, c.toAddress),
+  CompleteWithdrawal: (e, c) => settleWithdrawal(e, c.withdrawalId, 'completed', c.txHash, null),
+  FailWithdrawal: (e, c) => settleWithdrawal(e, c.withdrawalId, 'failed', c.txHash, c.reason),
   UpdateMarks: (e, c) => updateMarks(e, c.marks),
   ListMarkets: (e, c) => ({ listed: listMarkets(e, c.markets) }),
   SetMarketStatus: (e, c) => setMarketStatus(e, c.marketId, c.status),

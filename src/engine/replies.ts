@@ -7,6 +7,7 @@ import type { Command } from './commands.js'
 import type { Preview } from './handlers/preview.js'
 import type { QuotesResult } from './handlers/quotes.js'
 import type { MmpView } from './mmp.js'
+import type { WithdrawalOutcome, WithdrawalView } from './handlers/onchain.js'
 
 type Balances = Record<UserBucket, string>
 
@@ -19,6 +20,11 @@ export interface Replies {
   Faucet: { amount: string; walletBalance: string; remainingToday: string }
   Genesis: { balances: Balances }
   Transfer: { from: UserBucket; to: UserBucket; amount: string; balances: Balances }
+  /** credited: false when this (txHash, logIndex) was credited before (nothing moved). */
+  CreditDeposit: { credited: boolean; amount: string; walletBalance: string }
+  RequestWithdrawal: WithdrawalView
+  CompleteWithdrawal: WithdrawalOutcome
+  FailWithdrawal: WithdrawalOutcome
   PlaceOrder: OrderView | null
   PreviewOrder: Preview
   CancelOrder: OrderView | null

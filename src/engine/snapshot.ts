@@ -18,7 +18,7 @@ import { EngineState, type Mark } from './state.js'
 import { waitingIn } from './triggers.js'
 import { mmpSnapshot, restoreMmp, type MmpSnapshot } from './mmp.js'
 
-export const SNAPSHOT_VERSION = 5
+export const SNAPSHOT_VERSION = 6
 
 /** A market's running engine state beyond its book (stored in markets.engineState too). */
 export interface MarketEngineState {
@@ -68,6 +68,17 @@ export interface AccountSnapshot {
   clientOrderIds: Array<[string, string]>
   faucetGrants: Array<[number, string]>
   cancelAllAt: number | null
+  /** On chain, micro-USDC: deposits credited and withdrawals completed (Account.deposited, withdrawn). */
+  deposited: string
+  withdrawn: string
+}
+
+export interface WithdrawalSnapshot {
+  id: string
+  userId: string
+  amount: string
+  toAddress: string
+  createdAt: number
 }
 
 /** An open order as persisted: the Order without what restoring derives again (its reservation and exposure). */
@@ -84,6 +95,10 @@ export interface EngineSnapshot {
   orders: OrderSnapshot[]
   /** Market-maker protection, configured or tripped, by user then underlying. */
   mmp: MmpSnapshot[]
+  /** Keys of the deposits credited (depositKey), sorted. */
+  deposits: string[]
+  /** Withdrawals accepted and not yet final, by id. */
+  withdrawals: WithdrawalSnapshot[]
 }
 
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
@@ -105,6 +120,8 @@ export function accountSnapshot(a: Account, now: number): AccountSnapshot {
     clientOrderIds: [...a.clientOrderIds.entries()].sort(byKey(([c]) => c)),
     faucetGrants: a.faucetGrants.filter(([t]) => t > now - DAY_MS).map(([t, m]): [number, string] => [t, m.toString()]),
     cancelAllAt: a.cancelAllAt,
+    deposited: a.deposited.toString(),
+    withdrawn: a.withdrawn.toString(),
   }
 }
 
@@ -133,6 +150,10 @@ export function takeSnapshot(state: EngineState): EngineSnapshot {
     accounts: [...state.accounts.values()].map((a) => accountSnapshot(a, state.now)).sort(byKey((a) => a.userId)),
     orders: [...state.orders.values()].sort((a, b) => a.seq - b.seq).map(orderSnapshot),
     mmp: [...state.mmp.values()].map(mmpSnapshot).sort(byKey((m) => `${m.userId}|${m.underlying}`)),
+    deposits: [...state.creditedDeposits].sort(),
+    withdrawals: [...state.withdrawals.values()]
+      .map((w) => ({ id: w.id, userId: w.userId, amount: w.amount.toString(), toAddress: w.toAddress, createdAt: w.createdAt }))
+      .sort(byKey((w) => w.id)),
   }
 }
 
@@ -166,6 +187,8 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)
     account.faucetGrants = a.faucetGrants.map(([t, m]) => [t, BigInt(m)])
     account.cancelAllAt = a.cancelAllAt
+    account.deposited = BigInt(a.deposited)
+    account.withdrawn = BigInt(a.withdrawn)
     if (a.cancelAllAt !== null) state.armed.add(a.userId)
   }
   for (const o of [...snap.orders].sort((x, y) => x.seq - y.seq)) {
@@ -179,6 +202,11 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     reserve(account, market, order)
   }
   for (const m of snap.mmp) restoreMmp(state, m)
+  for (const key of snap.deposits) state.creditedDeposits.add(key)
+  for (const w of snap.withdrawals) {
+    state.withdrawals.set(w.id, { ...w, amount: BigInt(w.amount) })
+    state.account(w.userId).withdrawing += BigInt(w.amount)
+  }
   // Restoring touches no book on purpose: drain what the re-adds recorded.
   for (const m of state.markets.values()) m.book.drainChanges()
   return state

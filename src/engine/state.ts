@@ -27,6 +27,16 @@ export interface MarkTicks {
   bandHigh: number
 }
 
+/** A withdrawal the engine accepted and the chain has not settled yet: its amount sits in the system's
+ * `withdrawals` bucket until CompleteWithdrawal or FailWithdrawal. */
+export interface PendingWithdrawal {
+  id: string
+  userId: string
+  amount: bigint
+  toAddress: string
+  createdAt: number
+}
+
 /** A named sequence: an event stream's last sequence number, or an id series' last value. Holders of a
  * stream keep its Counter (Account.streams, MarketRuntime.streams), so emitting looks nothing up. */
 export interface Counter {
@@ -58,6 +68,10 @@ export class EngineState {
   readonly optionHolders = new Set<Account>()
   /** Market-maker protection by `userId|underlying` (mmp.ts): configured or tripped ones only. */
   readonly mmp = new Map<string, MmpState>()
+  /** Deposits credited, by depositKey(txHash, logIndex): what makes a deposit count exactly once. */
+  readonly creditedDeposits = new Set<string>()
+  /** Withdrawals accepted and not yet final, by id. */
+  readonly withdrawals = new Map<string, PendingWithdrawal>()
   /** Accounts with an armed dead man's switch. */
   readonly armed = new Set<string>()
   /** Per-stream event sequences and id counters, by name. */

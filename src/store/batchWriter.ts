@@ -177,6 +177,31 @@ function statements(state: EngineState, c: Changes): Statement[] {
       }),
     ])
   }
+  if (c.deposits.length > 0) {
+    // The indexer wrote the row when it saw the log; the credit marks it (or writes it, if it did not).
+    out.push([
+      `INSERT INTO deposits SELECT * FROM json_populate_recordset(NULL::deposits, $1::json)
+       ON CONFLICT ("txHash", "logIndex") DO UPDATE SET status = 'credited', "userId" = EXCLUDED."userId", "creditedAt" = EXCLUDED."creditedAt"`,
+      c.deposits.map((d) => ({
+        id: d.id, txHash: d.txHash, logIndex: d.logIndex, blockNumber: d.blockNumber, fromAddress: d.fromAddress, userId: d.userId,
+        amount: microToString(d.amount), status: 'credited', createdAt: iso(d.at), creditedAt: iso(d.at),
+      })),
+    ])
+  }
+  if (c.withdrawals.length > 0) {
+    // The worker's columns (nonce, rawTx, and txHash once sent) are kept; the engine's final hash wins.
+    // One row per withdrawal (an upsert may not touch a row twice): its latest state in the batch.
+    const latest = new Map(c.withdrawals.map((w) => [w.id, w]))
+    out.push([
+      `INSERT INTO withdrawals SELECT * FROM json_populate_recordset(NULL::withdrawals, $1::json)
+       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, "txHash" = COALESCE(EXCLUDED."txHash", withdrawals."txHash"),
+         error = EXCLUDED.error, "updatedAt" = EXCLUDED."updatedAt"`,
+      [...latest.values()].map((w) => ({
+        id: w.id, userId: w.userId, amount: microToString(w.amount), toAddress: w.toAddress, status: w.status, txHash: w.txHash,
+        nonce: null, rawTx: null, error: w.error, createdAt: iso(w.createdAt), updatedAt: iso(w.updatedAt),
+      })),
+    ])
+  }
   if (c.deadman.size > 0) {
     out.push([
       `INSERT INTO dead_man_switches SELECT * FROM json_populate_recordset(NULL::dead_man_switches, $1::json)

@@ -33,7 +33,7 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
   const accounts = new Map<string, AccountSnapshot>()
   const account = (userId: string) => {
     let a = accounts.get(userId)
-    if (!a) accounts.set(userId, (a = { userId, balances: [], positions: [], clientOrderIds: [], faucetGrants: [], cancelAllAt: null }))
+    if (!a) accounts.set(userId, (a = { userId, balances: [], positions: [], clientOrderIds: [], faucetGrants: [], cancelAllAt: null, deposited: '0', withdrawn: '0' }))
     return a
   }
   for (const r of (await pool.query<{ userId: string; bucket: Bucket; amount: string }>(`SELECT "userId", bucket, amount FROM balances`)).rows) {
@@ -67,6 +67,18 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
   for (const r of (await pool.query<{ userId: string; cancelAt: Date }>(`SELECT "userId", "cancelAt" FROM dead_man_switches WHERE "cancelAt" IS NOT NULL`)).rows) {
     account(r.userId).cancelAllAt = r.cancelAt.getTime()
   }
+
+  // On chain: the deposits credited (each key once), and the withdrawals completed and still pending.
+  const deposits = await pool.query<{ id: string; userId: string; amount: string }>(`SELECT id, "userId", amount FROM deposits WHERE status = 'credited'`)
+  const deposited = new Map<string, bigint>()
+  for (const r of deposits.rows) deposited.set(r.userId, (deposited.get(r.userId) ?? 0n) + BigInt(micro(r.amount)))
+  const withdrawals = await pool.query<{ id: string; userId: string; amount: string; toAddress: string; status: string; createdAt: Date }>(
+    `SELECT id, "userId", amount, "toAddress", status, "createdAt" FROM withdrawals WHERE status IN ('pending', 'sent', 'completed')`,
+  )
+  const withdrawn = new Map<string, bigint>()
+  for (const r of withdrawals.rows) if (r.status === 'completed') withdrawn.set(r.userId, (withdrawn.get(r.userId) ?? 0n) + BigInt(micro(r.amount)))
+  for (const [userId, v] of deposited) account(userId).deposited = v.toString()
+  for (const [userId, v] of withdrawn) account(userId).withdrawn = v.toString()
 
   const orders = await pool.query<Record<string, any>>(`SELECT * FROM orders WHERE status = 'open' ORDER BY seq`)
   const openOrders: OrderSnapshot[] = orders.rows.map((r) => ({
@@ -128,6 +140,10 @@ export async function loadState(pool: pg.Pool): Promise<EngineState> {
       trippedAt: ms(r.trippedAt),
       frozenUntil: ms(r.frozenUntil),
     })),
+    deposits: deposits.rows.map((r) => r.id),
+    withdrawals: withdrawals.rows
+      .filter((r) => r.status !== 'completed')
+      .map((r) => ({ id: r.id, userId: r.userId, amount: micro(r.amount), toAddress: r.toAddress, createdAt: r.createdAt.getTime() })),
   }
   return restoreSnapshot(snapshot)
 }
