@@ -22,6 +22,7 @@ import { compileRoutes } from './rest/executor.js'
 import { restRoutes } from './rest/routes.js'
 import { engineFaultHooks } from './roles/engine/faults.js'
 import { ENGINE_APPLICATION_NAME, EngineRunner } from './roles/engine/runner.js'
+import { startIndexer } from './roles/indexer.js'
 import type { LeasedLoops } from './scheduler/leasedLoops.js'
 import { createScheduler } from './scheduler/scheduler.js'
 import { CommandOutcomes } from './services/commandOutcomes.js'
@@ -50,6 +51,8 @@ export interface Exchange {
   readonly scheduler: LeasedLoops | null
   /** The liquidity simulator (role maker with SIM_MAKER on); quoting only while it holds the maker lease. */
   readonly maker: SimMaker | null
+  /** The chain loops (role indexer with CHAIN_RPC_URL set): jobs `deposits` and `withdrawals`. */
+  readonly indexer: LeasedLoops | null
   stop(): Promise<void>
 }
 
@@ -168,6 +171,13 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
       await scheduler.runNow('listing')
     }
 
+    let indexer: LeasedLoops | null = null
+    if (roles.has('indexer')) {
+      indexer = await startIndexer({ config, redis, keys, pool, commands: bus, clock, log: log.child({ role: 'indexer' }), instanceId })
+      const i = indexer
+      if (i) closers.push(() => i.stop())
+    }
+
     let http: FastifyInstance | null = null
     let url: string | null = null
     let ownPort: number | null = null
@@ -216,7 +226,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
       closers.push(() => m.stop())
     }
 
-    return { config, log, instanceId, keys, redis, pool, services, url, http, engine, scheduler, maker, stop }
+    return { config, log, instanceId, keys, redis, pool, services, url, http, engine, scheduler, maker, indexer, stop }
   } catch (err) {
     await stop()
     throw err

@@ -8,6 +8,7 @@
 //   {p}engine:fault           string   tests only: arms the ENGINE_FAULT point once (GETDEL by the engine)
 //   {p}scheduler:lease        string   same, for the scheduler leader
 //   {p}maker:lease            string   same, for the liquidity simulator (role maker): one quoting instance
+//   {p}indexer:lease          string   same, for the chain roles (deposit indexer, withdrawal worker): one vault signer
 //   {p}replies:{node}         channel  engine → API node replies to commands that node sent
 //   {p}book:{marketId}        string   depth mirror: {marketId, sequence, bids, asks, timestamp}
 //   {p}marks                  hash     marketId → latest mark JSON
@@ -35,6 +36,7 @@ export interface RedisKeys {
   readonly engineFault: string
   readonly schedulerLease: string
   readonly makerLease: string
+  readonly indexerLease: string
   readonly marks: string
   readonly funding: string
   readonly feedPaused: string
@@ -59,6 +61,7 @@ export function redisKeys(prefix: string): RedisKeys {
     engineFault: `${prefix}engine:fault`,
     schedulerLease: `${prefix}scheduler:lease`,
     makerLease: `${prefix}maker:lease`,
+    indexerLease: `${prefix}indexer:lease`,
     marks: `${prefix}marks`,
     funding: `${prefix}funding`,
     feedPaused: `${prefix}feed:paused`,

@@ -1,7 +1,8 @@
 // The one typed configuration object, parsed from the environment with defaults. Invalid values stop
 // the process at start with a message naming the variable, never later at first use.
 import { isIP, isIPv4 } from 'node:net'
-import { keccak256, stringToHex } from 'viem'
+import { getAddress, isAddress, keccak256, stringToHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { z } from 'zod'
 
 export const ROLE_NAMES = ['api', 'engine', 'scheduler', 'maker', 'indexer'] as const
@@ -40,6 +41,9 @@ const privateKey = z
   // zod runs this after a failed regex too, so it checks the shape again before BigInt() can throw.
   .refine((k) => !PRIVATE_KEY.test(k) || (BigInt(k) > 0n && BigInt(k) < SECP256K1_N), 'must be a valid secp256k1 private key (non-zero, below the curve order)')
   .transform((k) => k.toLowerCase() as `0x${string}`)
+
+/** An EIP-55 address (any case accepted), kept checksummed. */
+const address = z.string().refine((a) => isAddress(a, { strict: false }), 'must be an address (0x and 40 hex digits)').transform((a) => getAddress(a))
 
 const LABELS = String.raw`[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*`
 const HOSTNAME = new RegExp(`^${LABELS}$`, 'i')
@@ -141,6 +145,24 @@ const schema = z.object({
   PRUNE_UNFILLED_ORDERS_AFTER_MS: int(0, 10 * 365 * 86_400_000)
     .refine((v) => v === 0 || v >= 60_000, 'must be 0 (keep forever) or at least 60000 ms')
     .default(86_400_000),
+  /** The chain's JSON-RPC URL; unset: the indexer role runs nothing (no deposits, no withdrawal payouts). */
+  CHAIN_RPC_URL: z.url({ protocol: /^(https?|wss?)$/ }).optional(),
+  /** The USDC-T ERC-20 (6 decimals) and the vault that receives deposits and pays withdrawals. */
+  USDC_TOKEN_ADDRESS: address.optional(),
+  VAULT_ADDRESS: address.optional(),
+  VAULT_PRIVATE_KEY: privateKey.optional(),
+  /** Blocks a deposit or a withdrawal needs (its own included) before it counts as final. */
+  DEPOSIT_CONFIRMATIONS: int(1, 10_000).default(12),
+  /** How often the indexer looks at the chain (deposits, and the withdrawals it pays). */
+  CHAIN_POLL_MS: int(50, 600_000).default(2_000),
+  /** The first block the indexer reads when it has no cursor yet (the vault's deployment, say). */
+  CHAIN_START_BLOCK: int(0, Number.MAX_SAFE_INTEGER).default(0),
+}).refine((e) => e.CHAIN_RPC_URL === undefined || (e.USDC_TOKEN_ADDRESS !== undefined && e.VAULT_ADDRESS !== undefined && e.VAULT_PRIVATE_KEY !== undefined), {
+  path: ['CHAIN_RPC_URL'],
+  message: 'CHAIN_RPC_URL needs USDC_TOKEN_ADDRESS, VAULT_ADDRESS and VAULT_PRIVATE_KEY',
+}).refine((e) => e.VAULT_PRIVATE_KEY === undefined || e.VAULT_ADDRESS === undefined || privateKeyToAccount(e.VAULT_PRIVATE_KEY).address === e.VAULT_ADDRESS, {
+  path: ['VAULT_PRIVATE_KEY'],
+  message: 'VAULT_PRIVATE_KEY is not the key of VAULT_ADDRESS',
 }).refine((e) => e.ENGINE_FAULT === undefined || e.NODE_ENV === 'test', {
   path: ['ENGINE_FAULT'],
   message: 'ENGINE_FAULT is a test seam: it is honoured only with NODE_ENV=test',
@@ -220,7 +242,20 @@ export type Config = Readonly<{
   optionsFeedIntervalMs: number
   /** Age after which final orders without a fill or clientOrderId are deleted; 0: never. */
   pruneUnfilledOrdersAfterMs: number
+  /** The chain (deposits and withdrawals); null when CHAIN_RPC_URL is unset. */
+  chain: ChainConfig | null
 }>
+
+export interface ChainConfig {
+  rpcUrl: string
+  /** EIP-55 checksummed. */
+  token: `0x${string}`
+  vault: `0x${string}`
+  vaultPrivateKey: `0x${string}`
+  confirmations: number
+  pollMs: number
+  startBlock: number
+}
 
 export class ConfigError extends Error {}
 
@@ -290,5 +325,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     wsMaxSubscriptions: e.WS_MAX_SUBSCRIPTIONS,
     optionsFeedIntervalMs: e.OPTIONS_FEED_INTERVAL_MS,
     pruneUnfilledOrdersAfterMs: e.PRUNE_UNFILLED_ORDERS_AFTER_MS,
+    chain: e.CHAIN_RPC_URL
+      ? Object.freeze({
+          rpcUrl: e.CHAIN_RPC_URL,
+          token: e.USDC_TOKEN_ADDRESS as `0x${string}`,
+          vault: e.VAULT_ADDRESS as `0x${string}`,
+          vaultPrivateKey: e.VAULT_PRIVATE_KEY!,
+          confirmations: e.DEPOSIT_CONFIRMATIONS,
+          pollMs: e.CHAIN_POLL_MS,
+          startBlock: e.CHAIN_START_BLOCK,
+        })
+      : null,
   })
 }

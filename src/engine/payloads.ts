@@ -40,9 +40,13 @@ export class BalancePayload {
   private readonly options: bigint
   private readonly spotLocked: bigint
   private readonly optionsLocked: bigint
+  private readonly deposited: bigint
+  private readonly withdrawing: bigint
   /** `optionsLocked`: the options bucket's locked part (optionMargin.ts), computed by the caller. */
   constructor(a: Account, optionsLocked: bigint) {
     this.optionsLocked = optionsLocked
+    this.deposited = a.deposited
+    this.withdrawing = a.withdrawing
     this.wallet = a.balance('wallet')
     this.spot = a.balance('spot')
     this.perps = a.balance('perps')
@@ -57,6 +61,8 @@ export class BalancePayload {
       options: microToString(this.options),
       spotLocked: microToString(this.spotLocked),
       optionsLocked: microToString(this.optionsLocked),
+      onchainDepositTotal: microToString(this.deposited),
+      pendingWithdrawalTotal: microToString(this.withdrawing),
     }
   }
 }

@@ -180,7 +180,8 @@ export class Streams {
       }
       const emit = (f: Frame) => {
         if (f.env.eventType !== 'BalanceUpdate') return sub.frame(f)
-        current = { ...current!, ...bucketBalances(f.env.payload as ReturnType<BalancePayload['toJSON']>) }
+        const p = f.env.payload as ReturnType<BalancePayload['toJSON']>
+        current = { ...current!, ...bucketBalances(p), onchainDepositTotal: p.onchainDepositTotal, pendingWithdrawalTotal: p.pendingWithdrawalTotal }
         sub.frame(makeFrame({ ...f.env, payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot }))
       }
       return this.tail({ frame: emit, end: (err) => sub.end(err) }, { stream, snapshot })
