@@ -1,9 +1,14 @@
-// Wallet routes (SPEC.md "Wallet"; the test-network faucet of DESIGN.md §9), each one GraphQL operation.
+// Wallet routes (SPEC.md "Wallet"; withdrawals and deposits on chain, DESIGN.md §12; the test-network
+// faucet of DESIGN.md §9), each one GraphQL operation. Lists are newest first, `limit` and `cursor`, next
+// page in X-Next-Cursor.
 import { USER_BUCKETS } from '../domain/buckets.js'
 import { DomainError } from '../domain/errors.js'
 import type { RestRoute } from './route.js'
-import { jsonBody, onlyFields, optEnum, optString } from './requestFields.js'
-import { lower } from './shapes.js'
+import { jsonBody, onlyFields, optEnum, optString, paging } from './requestFields.js'
+import { lower, nextCursor } from './shapes.js'
+
+const WITHDRAWAL = 'id amount toAddress status txHash error createdAt updatedAt'
+const withdrawal = (w: any) => ({ ...w, status: lower(w.status) })
 
 export const walletRoutes: RestRoute[] = [
   {
@@ -29,6 +34,40 @@ export const walletRoutes: RestRoute[] = [
       return { from, to, amount }
     },
     shape: (data) => ({ ...data['transfer'], from: lower(data['transfer'].from), to: lower(data['transfer'].to) }),
+  },
+  {
+    method: 'POST',
+    path: '/wallet/withdraw',
+    auth: 'trade',
+    operation: `mutation RestWithdraw($amount: Decimal!, $toAddress: String) {
+      withdraw(amount: $amount, toAddress: $toAddress) { ${WITHDRAWAL} } }`,
+    variables: (req) => {
+      const b = onlyFields(jsonBody(req), ['amount', 'toAddress'])
+      const amount = optString(b, 'amount')
+      if (amount === undefined) throw new DomainError('INVALID_REQUEST', 'amount is required')
+      return { amount, toAddress: optString(b, 'toAddress') ?? null }
+    },
+    shape: (data) => withdrawal(data['withdraw']),
+  },
+  {
+    method: 'GET',
+    path: '/wallet/withdrawals',
+    auth: 'read',
+    operation: `query RestWithdrawals($first: Int!, $after: String) { me { withdrawals(first: $first, after: $after) {
+      edges { node { ${WITHDRAWAL} } } pageInfo { hasNextPage endCursor } } } }`,
+    variables: (req) => paging(req),
+    shape: (data) => data['me'].withdrawals.edges.map((e: any) => withdrawal(e.node)),
+    headers: (data) => nextCursor(data['me'].withdrawals),
+  },
+  {
+    method: 'GET',
+    path: '/wallet/deposits',
+    auth: 'read',
+    operation: `query RestDeposits($first: Int!, $after: String) { me { deposits(first: $first, after: $after) {
+      edges { node { id txHash logIndex blockNumber amount confirmations status createdAt creditedAt } } pageInfo { hasNextPage endCursor } } } }`,
+    variables: (req) => paging(req),
+    shape: (data) => data['me'].deposits.edges.map((e: any) => ({ ...e.node, status: lower(e.node.status) })),
+    headers: (data) => nextCursor(data['me'].deposits),
   },
   {
     method: 'POST',

@@ -3,6 +3,7 @@
 // engine's integers with the market's own scales, sends the engine command, and adds to the engine's
 // refusals what only PostgreSQL knows (the existing order of a duplicate clientOrderId; whether an
 // order that is not open exists at all).
+import { getAddress, isAddress } from 'viem'
 import type { Principal } from '../auth/principal.js'
 import { isUserBucket } from '../domain/buckets.js'
 import { D, parseDecimal, toMicro } from '../domain/decimal.js'
@@ -266,6 +267,15 @@ export class Trading {
     if (!isUserBucket(from) || !isUserBucket(to)) throw new DomainError('INVALID_REQUEST', 'from and to must be wallet, spot, perps or options', { from, to })
     if (from === to) throw new DomainError('SAME_BUCKET')
     return this.run({ type: 'Transfer', userId: p.userId, from, to, amountMicro: usdcAmount(amount).toString() }, correlationId)
+  }
+
+  /** Pays `amount` out to `toAddress` (the caller's own address by default) on chain; see handlers/onchain.ts. */
+  async withdraw(p: Principal, amount: unknown, toAddress: unknown, correlationId: string) {
+    const to = toAddress === undefined || toAddress === null ? p.address : toAddress
+    if (typeof to !== 'string' || !isAddress(to, { strict: false })) throw new DomainError('INVALID_REQUEST', 'toAddress must be an address (0x and 40 hex digits, EIP-55 checksum when mixed case)', { toAddress })
+    const cmd = { type: 'RequestWithdrawal', userId: p.userId, withdrawalId: newId(), amountMicro: usdcAmount(amount).toString(), toAddress: getAddress(to) } as const
+    const w = await this.run(cmd, correlationId)
+    return { ...w, txHash: null, error: null }
   }
 
   async faucet(p: Principal, amount: unknown, correlationId: string) {

@@ -152,6 +152,32 @@ function page<T extends { id: string }, V>(rows: T[], limit: number, view: (r: T
   return { items: items.map(view), nextCursor: more ? items.at(-1)!.id : null }
 }
 
+/** A Transfer of USDC-T to the vault from the caller's address: `pending` until it has the confirmations,
+ * `confirmed` once final (credited as soon as its sender has an account), `credited` when the money moved. */
+export interface DepositView {
+  id: string
+  txHash: string
+  logIndex: number
+  blockNumber: number
+  amount: string
+  confirmations: number
+  status: 'pending' | 'confirmed' | 'credited'
+  createdAt: string
+  creditedAt: string | null
+}
+
+export interface WithdrawalView {
+  id: string
+  amount: string
+  toAddress: string
+  status: 'pending' | 'sent' | 'completed' | 'failed'
+  txHash: string | null
+  /** Why a failed withdrawal failed (it was refunded). */
+  error: string | null
+  createdAt: string
+  updatedAt: string
+}
+
 export class AccountReads {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -269,5 +295,52 @@ export class AccountReads {
   async pendingWithdrawalTotal(userId: string): Promise<string> {
     const r = await this.prisma.withdrawal.aggregate({ where: { userId, status: { in: ['pending', 'sent'] } }, _sum: { amount: true } })
     return r._sum.amount ? numeric(r._sum.amount) : '0'
+  }
+
+  /** Deposits sent from `address`, newest block first; the cursor is the last item's id. */
+  async deposits(address: string, f: { limit: number; cursor?: string | null }): Promise<Page<DepositView>> {
+    const after = f.cursor ? await this.prisma.deposit.findUnique({ where: { id: f.cursor } }) : null
+    const [rows, cursor] = await Promise.all([
+      this.prisma.deposit.findMany({
+        where: {
+          fromAddress: address,
+          ...(after ? { OR: [{ blockNumber: { lt: after.blockNumber } }, { blockNumber: after.blockNumber, logIndex: { lt: after.logIndex } }] } : {}),
+        },
+        orderBy: [{ blockNumber: 'desc' }, { logIndex: 'desc' }],
+        take: f.limit + 1,
+      }),
+      this.prisma.chainCursor.findUnique({ where: { name: 'deposits' } }),
+    ])
+    const head = cursor ? cursor.headBlock : null
+    return page(rows, f.limit, (r) => ({
+      id: r.id,
+      txHash: r.txHash,
+      logIndex: r.logIndex,
+      blockNumber: Number(r.blockNumber),
+      amount: numeric(r.amount),
+      confirmations: head === null ? 0 : Math.max(0, Number(head - r.blockNumber) + 1),
+      status: r.status as DepositView['status'],
+      createdAt: r.createdAt.toISOString(),
+      creditedAt: r.creditedAt?.toISOString() ?? null,
+    }))
+  }
+
+  /** The caller's withdrawals, newest first (ids are ULIDs). */
+  async withdrawals(userId: string, f: { limit: number; cursor?: string | null }): Promise<Page<WithdrawalView>> {
+    const rows = await this.prisma.withdrawal.findMany({
+      where: { userId, ...(f.cursor ? { id: { lt: f.cursor } } : {}) },
+      orderBy: { id: 'desc' },
+      take: f.limit + 1,
+    })
+    return page(rows, f.limit, (r) => ({
+      id: r.id,
+      amount: numeric(r.amount),
+      toAddress: r.toAddress,
+      status: r.status as WithdrawalView['status'],
+      txHash: r.txHash,
+      error: r.error,
+      createdAt: r.createdAt.toISOString(),
+      updatedAt: r.updatedAt.toISOString(),
+    }))
   }
 }

@@ -3,7 +3,7 @@
 import { resolveArrayConnection } from '@pothos/plugin-relay'
 import { USER_BUCKETS } from '../../domain/buckets.js'
 import { DomainError } from '../../domain/errors.js'
-import { DEFAULT_PAGE, MAX_PAGE, type LiquidationView, type Page } from '../../store/accountReads.js'
+import { DEFAULT_PAGE, MAX_PAGE, type DepositView, type LiquidationView, type Page, type WithdrawalView } from '../../store/accountReads.js'
 import { marketsOfKind, positions, walletBalance, type PositionView, type WalletBalance } from '../../services/portfolio.js'
 import { optionPortfolio, optionsBalance, type GreeksView, type OptionPortfolio, type OptionPositionView, type OptionsBalance } from '../../services/optionPortfolio.js'
 import type { UserRow } from '../../auth/users.js'
@@ -126,6 +126,51 @@ const FaucetRef = builder.objectRef<{ amount: string; walletBalance: string; rem
   }),
 })
 
+const DepositStatusEnum = builder.enumType('DepositStatus', {
+  values: {
+    PENDING: { value: 'pending', description: 'Seen on chain, fewer confirmations than DEPOSIT_CONFIRMATIONS; gone if a reorg drops its block.' },
+    CONFIRMED: { value: 'confirmed', description: 'Final; credited as soon as its sender has signed in.' },
+    CREDITED: { value: 'credited', description: 'In the wallet bucket.' },
+  } as const,
+})
+
+const DepositRef = builder.objectRef<DepositView>('Deposit').implement({
+  description: 'A USDC-T transfer from the caller\'s address to the vault: one Transfer log (a transaction may hold several).',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'txHash:logIndex' }),
+    txHash: t.exposeString('txHash'),
+    logIndex: t.exposeInt('logIndex'),
+    blockNumber: t.exposeInt('blockNumber'),
+    amount: t.field({ type: 'Decimal', resolve: (d) => d.amount }),
+    confirmations: t.exposeInt('confirmations', { description: 'Blocks including its own, as of the indexer\'s last look at the chain.' }),
+    status: t.field({ type: DepositStatusEnum, resolve: (d) => d.status }),
+    createdAt: t.field({ type: 'DateTime', resolve: (d) => new Date(d.createdAt) }),
+    creditedAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => (d.creditedAt ? new Date(d.creditedAt) : null) }),
+  }),
+})
+
+const WithdrawalStatusEnum = builder.enumType('WithdrawalStatus', {
+  values: {
+    PENDING: { value: 'pending', description: 'Accepted: the amount left the wallet bucket; not signed yet.' },
+    SENT: { value: 'sent', description: 'The transfer is signed and handed to the chain (txHash).' },
+    COMPLETED: { value: 'completed', description: 'The transfer has DEPOSIT_CONFIRMATIONS confirmations.' },
+    FAILED: { value: 'failed', description: 'Reverted or refused by the chain; the amount is back in the wallet bucket.' },
+  } as const,
+})
+
+const WithdrawalRef = builder.objectRef<WithdrawalView>('Withdrawal').implement({
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    amount: t.field({ type: 'Decimal', resolve: (w) => w.amount }),
+    toAddress: t.exposeString('toAddress'),
+    status: t.field({ type: WithdrawalStatusEnum, resolve: (w) => w.status }),
+    txHash: t.exposeString('txHash', { nullable: true }),
+    error: t.exposeString('error', { nullable: true, description: 'Why it failed.' }),
+    createdAt: t.field({ type: 'DateTime', resolve: (w) => new Date(w.createdAt) }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (w) => new Date(w.updatedAt) }),
+  }),
+})
+
 const DeadManRef = builder.objectRef<{ timeoutMs: number; cancelAt: string | null }>('DeadManSwitch').implement({
   fields: (t) => ({
     timeoutMs: t.exposeInt('timeoutMs'),
@@ -241,6 +286,33 @@ builder.objectFields(UserRef, (t) => ({
     resolve: (user, _a, ctx) => optionsBalance(ctx.services.reads, own(user, ctx)),
   }),
   balance: t.field({ ...read, nullable: true, complexity: COST.balance, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
+  deposits: t.connection(
+    {
+      nullable: true,
+      ...read,
+      complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
+      type: DepositRef,
+      description: 'USDC-T sent from the caller\'s address to the vault, newest first, pending ones included.',
+      resolve: async (user, args, ctx) => {
+        own(user, ctx)
+        return connection(await ctx.services.reads.deposits(user.address, { limit: pageSize(args.first), cursor: args.after }), (d) => d.id)
+      },
+    },
+    { name: 'DepositConnection' },
+    { name: 'DepositEdge' },
+  ),
+  withdrawals: t.connection(
+    {
+      nullable: true,
+      ...read,
+      complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
+      type: WithdrawalRef,
+      description: 'The caller\'s withdrawals, newest first.',
+      resolve: async (user, args, ctx) => connection(await ctx.services.reads.withdrawals(own(user, ctx), { limit: pageSize(args.first), cursor: args.after }), (w) => w.id),
+    },
+    { name: 'WithdrawalConnection' },
+    { name: 'WithdrawalEdge' },
+  ),
   liquidations: t.connection(
     {
       nullable: true,
@@ -266,6 +338,14 @@ builder.mutationFields((t) => ({
     description: 'Moves USDC-T between the caller\'s buckets, instantly.',
     args: { from: t.arg({ type: BucketEnum, required: true }), to: t.arg({ type: BucketEnum, required: true }), amount: t.arg({ type: 'Decimal', required: true }) },
     resolve: (_root, { from, to, amount }, ctx) => ctx.services.trading.transfer(principal(ctx), from, to, amount, ctx.correlationId) as never,
+  }),
+  withdraw: t.field({
+    nullable: true,
+    ...trade,
+    type: WithdrawalRef,
+    description: 'Sends USDC-T from the wallet bucket to an address on chain (the caller\'s own by default). At most what was deposited on chain, less what was withdrawn or is pending: faucet credits are not withdrawable (WITHDRAWAL_NOT_ALLOWED).',
+    args: { amount: t.arg({ type: 'Decimal', required: true }), toAddress: t.arg.string() },
+    resolve: (_root, { amount, toAddress }, ctx) => ctx.services.trading.withdraw(principal(ctx), amount, toAddress, ctx.correlationId) as never,
   }),
   requestFaucet: t.field({
     nullable: true,
