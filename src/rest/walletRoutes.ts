@@ -7,6 +7,7 @@ import type { RestRoute } from './route.js'
 import { jsonBody, onlyFields, optEnum, optString, paging } from './requestFields.js'
 import { lower, nextCursor } from './shapes.js'
 
+const PORTFOLIO_BALANCES = 'buckets { wallet spot perps options } total options { available locked total } onchainDepositTotal pendingWithdrawalTotal'
 const WITHDRAWAL = 'id amount toAddress status txHash error createdAt updatedAt'
 const withdrawal = (w: any) => ({ ...w, status: lower(w.status) })
 
@@ -68,6 +69,26 @@ export const walletRoutes: RestRoute[] = [
     variables: (req) => paging(req),
     shape: (data) => data['me'].deposits.edges.map((e: any) => ({ ...e.node, status: lower(e.node.status) })),
     headers: (data) => nextCursor(data['me'].deposits),
+  },
+  {
+    method: 'GET',
+    path: '/portfolio/balances',
+    auth: 'read',
+    operation: `query RestPortfolioBalances { me { portfolioBalances { ${PORTFOLIO_BALANCES} } } }`,
+    shape: (data) => data['me'].portfolioBalances,
+  },
+  {
+    method: 'GET',
+    path: '/portfolio/me',
+    auth: 'read',
+    operation: `query RestPortfolio { me { portfolio {
+      equity marginUsed available unrealizedPnl openOrderCount buckets { wallet spot perps options }
+      positions { marketId side quantity avgPrice markPrice realizedPnl unrealizedPnl fundingPayment marginMode initialMargin maintenanceMargin isolatedMargin }
+      optionPositions { marketId quantity avgPrice markPrice realizedPnl unrealizedPnl } } } }`,
+    shape: (data) => {
+      const p = data['me'].portfolio
+      return { ...p, positions: p.positions.map((x: any) => ({ ...x, side: lower(x.side), marginMode: lower(x.marginMode) })) }
+    },
   },
   {
     method: 'POST',

@@ -297,6 +297,10 @@ export class AccountReads {
     return r._sum.amount ? numeric(r._sum.amount) : '0'
   }
 
+  async openOrderCount(userId: string): Promise<number> {
+    return this.prisma.order.count({ where: { userId, status: 'open' } })
+  }
+
   /** Deposits sent from `address`, newest block first; the cursor is the last item's id. */
   async deposits(address: string, f: { limit: number; cursor?: string | null }): Promise<Page<DepositView>> {
     const after = f.cursor ? await this.prisma.deposit.findUnique({ where: { id: f.cursor } }) : null

@@ -6,6 +6,7 @@ import { DomainError } from '../../domain/errors.js'
 import { DEFAULT_PAGE, MAX_PAGE, type DepositView, type LiquidationView, type Page, type WithdrawalView } from '../../store/accountReads.js'
 import { marketsOfKind, positions, walletBalance, type PositionView, type WalletBalance } from '../../services/portfolio.js'
 import { optionPortfolio, optionsBalance, type GreeksView, type OptionPortfolio, type OptionPositionView, type OptionsBalance } from '../../services/optionPortfolio.js'
+import { portfolio, portfolioBalances, type BucketTotals, type PortfolioBalances, type PortfolioView } from '../../services/portfolioSnapshot.js'
 import type { UserRow } from '../../auth/users.js'
 import { builder } from '../builder.js'
 import type { GraphQLContext } from '../context.js'
@@ -171,6 +172,40 @@ const WithdrawalRef = builder.objectRef<WithdrawalView>('Withdrawal').implement(
   }),
 })
 
+const BucketTotalsRef = builder.objectRef<BucketTotals>('BucketTotals').implement({
+  fields: (t) => ({
+    wallet: t.field({ type: 'Decimal', resolve: (b) => b.wallet }),
+    spot: t.field({ type: 'Decimal', resolve: (b) => b.spot }),
+    perps: t.field({ type: 'Decimal', resolve: (b) => b.perps }),
+    options: t.field({ type: 'Decimal', resolve: (b) => b.options }),
+  }),
+})
+
+const PortfolioBalancesRef = builder.objectRef<PortfolioBalances>('PortfolioBalances').implement({
+  description: 'Every bucket, the options bucket\'s locked part, and the on-chain totals (GET /portfolio/balances).',
+  fields: (t) => ({
+    buckets: t.field({ type: BucketTotalsRef, resolve: (b) => b.buckets }),
+    total: t.field({ type: 'Decimal', description: 'All buckets together.', resolve: (b) => b.total }),
+    options: t.field({ type: OptionsBalanceRef, resolve: (b) => b.options }),
+    onchainDepositTotal: t.field({ type: 'Decimal', resolve: (b) => b.onchainDepositTotal }),
+    pendingWithdrawalTotal: t.field({ type: 'Decimal', resolve: (b) => b.pendingWithdrawalTotal }),
+  }),
+})
+
+const PortfolioRef = builder.objectRef<PortfolioView>('Portfolio').implement({
+  description: 'Everything the caller holds at the current marks (GET /portfolio/me). equity = all buckets + the unrealized P&L of perpetuals and futures + the signed mark value of spot holdings and options; marginUsed = their initial margin + what the options bucket locks; available = equity − marginUsed, at least 0.',
+  fields: (t) => ({
+    equity: t.field({ type: 'Decimal', resolve: (p) => p.equity }),
+    marginUsed: t.field({ type: 'Decimal', resolve: (p) => p.marginUsed }),
+    available: t.field({ type: 'Decimal', resolve: (p) => p.available }),
+    unrealizedPnl: t.field({ type: 'Decimal', description: 'Of perpetuals, futures and options.', resolve: (p) => p.unrealizedPnl }),
+    openOrderCount: t.exposeInt('openOrderCount'),
+    buckets: t.field({ type: BucketTotalsRef, resolve: (p) => p.buckets }),
+    positions: t.field({ type: [PositionRef], description: 'Linear positions (spot holdings included).', resolve: (p) => p.positions }),
+    optionPositions: t.field({ type: [OptionPositionRef], resolve: (p) => p.optionPositions }),
+  }),
+})
+
 const DeadManRef = builder.objectRef<{ timeoutMs: number; cancelAt: string | null }>('DeadManSwitch').implement({
   fields: (t) => ({
     timeoutMs: t.exposeInt('timeoutMs'),
@@ -286,6 +321,22 @@ builder.objectFields(UserRef, (t) => ({
     resolve: (user, _a, ctx) => optionsBalance(ctx.services.reads, own(user, ctx)),
   }),
   balance: t.field({ ...read, nullable: true, complexity: COST.balance, type: WalletBalanceRef, resolve: (user, _a, ctx) => walletBalance(ctx.services.reads, own(user, ctx)) }),
+  portfolio: t.field({
+    ...read,
+    nullable: true,
+    complexity: COST.positions + COST.optionPositions + COST.balance + COST.optionsBalance,
+    type: PortfolioRef,
+    description: 'A live snapshot of the whole account at the current marks.',
+    resolve: (user, _a, ctx) => portfolio(ctx.services.marketData, ctx.services.reads, own(user, ctx)),
+  }),
+  portfolioBalances: t.field({
+    ...read,
+    nullable: true,
+    complexity: COST.balance + COST.optionsBalance,
+    type: PortfolioBalancesRef,
+    description: 'Every bucket with the deposit and pending-withdrawal totals.',
+    resolve: (user, _a, ctx) => portfolioBalances(ctx.services.reads, own(user, ctx)),
+  }),
   deposits: t.connection(
     {
       nullable: true,
