@@ -12,6 +12,9 @@ import { checkOrderMargin, crossMargin, orderMarginImpact, type WhatIf } from '.
 import type { MarketRuntime } from '../../src/engine/marketRuntime.js'
 import { isWaiting, remainingLots } from '../../src/engine/order.js'
 import { checkOptionOrders, optionsBucket, optionsLocked } from '../../src/engine/optionMargin.js'
+import type { CommandEnvelope, Reply } from '../../src/engine/commands.js'
+import type { Engine } from '../../src/engine/engine.js'
+import { isFrozen, mmpSnapshot, MMP_MAX_FROZEN_MS, MMP_MAX_INTERVAL_MS } from '../../src/engine/mmp.js'
 import type { EngineState } from '../../src/engine/state.js'
 import { isolatedMargin, referenceCrossMargin, type HypotheticalOrder } from './referenceMargin.js'
 import { referenceOptionMargin, referenceOptionValuation } from './referenceOptionMargin.js'
@@ -41,6 +44,10 @@ export class Ledgers {
   /** Per user, the options figures of its last balance event: what a client following the stream shows. */
   readonly lastBalance = new Map<string, { options: string; optionsLocked: string }>()
   optionLiquidations = 0
+  /** Market-maker protection: trips seen, of them on the net delta, and the orders they cancelled. */
+  readonly mmp = { trips: 0, byDelta: 0, canceled: 0 }
+  /** Each protection state as it was at the end of the last batch, to tell which ones a batch changed. */
+  private readonly mmpBefore = new Map<string, string>()
 
   constructor(private readonly state: EngineState) {}
 
@@ -69,6 +76,27 @@ export class Ledgers {
         this.lots.set(k, (this.lots.get(k) ?? 0) - e.lots)
       }
     }
+    // A trip cancelled, in its batch, each order it names, for `mmp`; only protected orders end for `mmp`.
+    const listed = new Map(c.orders.map((o) => [o.id, o]))
+    for (const e of c.events) {
+      if (e.eventType !== 'MmpTriggered') continue
+      const { canceledIds: ids, reason } = e.payload as { canceledIds: string[]; reason: string }
+      for (const id of ids) expect(listed.get(id), `${e.stream}: MmpTriggered names ${id}, cancelled in its batch for mmp`).toMatchObject({ status: 'canceled', cancelReason: 'mmp', mmp: true })
+      this.mmp.trips++
+      if (reason === 'delta') this.mmp.byDelta++
+      this.mmp.canceled += ids.length
+    }
+    for (const o of c.orders) if (o.cancelReason === 'mmp') expect(o.mmp, `order ${o.id} cancelled for mmp is protected`).toBe(true)
+    // Every protection state that changed (or left the engine) is listed, so that its row is written.
+    const written = new Set(c.mmp.map((m) => `${m.userId}|${m.underlying}`))
+    for (const [k, m] of this.state.mmp) {
+      const now = JSON.stringify(mmpSnapshot(m))
+      if (this.mmpBefore.get(k) !== now) expect(written.has(k), `mmp ${k} changed and is listed in the batch`).toBe(true)
+    }
+    for (const k of this.mmpBefore.keys()) if (!this.state.mmp.has(k)) expect(written.has(k), `mmp ${k} left the engine and is listed in the batch`).toBe(true)
+    this.mmpBefore.clear()
+    for (const [k, m] of this.state.mmp) this.mmpBefore.set(k, JSON.stringify(mmpSnapshot(m)))
+
     const byMatch = new Map<string, typeof c.fills>()
     for (const f of c.fills) {
       byMatch.set(f.matchId, [...(byMatch.get(f.matchId) ?? []), f])
@@ -152,6 +180,8 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     expect(b, `open order ${o.id} rests in its book`).toBeDefined()
     expect([b!.remaining, b!.price, b!.side, b!.seq]).toEqual([remainingLots(o), o.priceTicks, o.side === 'buy' ? BUY : SELL, o.seq])
   }
+
+  checkMmp(state)
 
   // Money: double entry sums to zero; every balance equals its ledger.
   let sum = 0n
@@ -374,4 +404,87 @@ function checkOptionMargins(state: EngineState, totals: Ledgers): void {
     else if (side === 'buy') totals.options.refusedBuy++
     else totals.options.refusedSell++
   }
+}
+
+/**
+ * Market-maker protection (mmp.ts): every state kept is configured or tripped; its sums are its window's;
+ * the window runs forward in engine time and is empty when protection is off; no fill left a limit
+ * exceeded without a trip (a trip clears the window); protected orders are option orders, and none is
+ * open while its owner is frozen on its underlying.
+ */
+function checkMmp(state: EngineState): void {
+  for (const [k, s] of state.mmp) {
+    expect(k, 'mmp state keyed by its user and underlying').toBe(`${s.userId}|${s.underlying}`)
+    expect(s.intervalMs > 0 || s.trippedAt !== null, `mmp ${k} is configured or tripped`).toBe(true)
+    let quantity = 0
+    let delta = 0
+    let last = -Infinity
+    for (const [t, q, d] of s.window) {
+      expect(t >= last && t <= state.now, `mmp ${k}: window times run forward and are not ahead of the clock`).toBe(true)
+      expect(q, `mmp ${k}: a fill's quantity is positive`).toBeGreaterThan(0)
+      last = t
+      quantity += q
+      delta += d
+    }
+    expect([s.quantity, s.delta], `mmp ${k}: quantity and delta are the window's sums`).toEqual([quantity, delta])
+    if (s.intervalMs === 0) expect([s.window.length, s.quantityLimit, s.deltaLimit], `mmp ${k}: off, nothing counted, no limits`).toEqual([0, 0, 0])
+    if (s.quantityLimit > 0) expect(s.quantity, `mmp ${k}: the window's quantity within its limit`).toBeLessThanOrEqual(s.quantityLimit)
+    if (s.deltaLimit > 0) expect(Math.abs(s.delta), `mmp ${k}: the window's net delta within its limit`).toBeLessThanOrEqual(s.deltaLimit)
+    if (s.trippedAt === null) expect(s.frozenUntil, `mmp ${k}: no freeze without a trip`).toBeNull()
+    else {
+      expect(s.trippedAt, `mmp ${k}: tripped in the past`).toBeLessThanOrEqual(state.now)
+      if (s.frozenUntil !== null) expect(s.frozenUntil - s.trippedAt, `mmp ${k}: frozen for a frozenMs`).toBeGreaterThan(0)
+    }
+    if (isFrozen(s, state.now)) expect(protectedOrders(state, s.userId, s.underlying), `mmp ${k} frozen: no protected order open`).toEqual([])
+  }
+  for (const o of state.orders.values()) if (o.mmp) expect(state.markets.get(o.marketId)!.linear, `protected order ${o.id} is on an option market`).toBe(false)
+}
+
+/** Ids of the user's open protected orders on the underlying's options. */
+function protectedOrders(state: EngineState, userId: string, underlying: string): string[] {
+  const ids: string[] = []
+  for (const [marketId, orders] of state.accounts.get(userId)?.marketOrders ?? []) {
+    const m = state.markets.get(marketId)!
+    if (!m.linear && m.spec.family === underlying) for (const o of orders) if (o.mmp) ids.push(o.id)
+  }
+  return ids
+}
+
+/** SetMmpConfig's refusal as the spec's ranges give it (the generator's underlying has options listed). */
+function mmpConfigRefusal(c: { intervalMs: number; frozenMs: number; quantityLimit: number; deltaLimit: number }): string | null {
+  const count = (n: number, max: number) => Number.isSafeInteger(n) && n >= 0 && n <= max
+  if (!count(c.intervalMs, MMP_MAX_INTERVAL_MS) || !count(c.frozenMs, MMP_MAX_FROZEN_MS)) return 'INVALID_REQUEST'
+  if (!count(c.quantityLimit, Number.MAX_SAFE_INTEGER) || !count(c.deltaLimit, Number.MAX_SAFE_INTEGER)) return 'INVALID_REQUEST'
+  return c.intervalMs > 0 && c.quantityLimit === 0 && c.deltaLimit === 0 ? 'INVALID_REQUEST' : null
+}
+
+/**
+ * Applies one command and checks what it answered: never INTERNAL_ERROR; a configuration refused exactly
+ * when out of range; MMP_FROZEN only for a protected order (an option quote or `mmp: true`) of a user
+ * frozen on its underlying when it came, and such an order never taken then; after a trip, none of the
+ * user's protected orders on the underlying left open.
+ */
+export function applyChecked(engine: Engine, env: CommandEnvelope): Reply {
+  const { state } = engine
+  const cmd = env.cmd
+  const marketId = cmd.type === 'PlaceOrder' ? cmd.order.marketId : cmd.type === 'PlaceQuotes' ? cmd.marketId : null
+  const market = marketId === null ? undefined : state.markets.get(marketId)
+  const guarded = market !== undefined && !market.linear && ((cmd.type === 'PlaceOrder' && cmd.mmp === true) || (cmd.type === 'PlaceQuotes' && cmd.orders.length > 0))
+  const s = guarded ? state.mmp.get(`${(cmd as { userId: string }).userId}|${market.spec.family}`) : undefined
+  const frozen = s !== undefined && isFrozen(s, Math.max(state.now, env.ts))
+  const from = engine.changes.events.length
+  const r = engine.apply(env)
+  if (!r.ok) expect(r.code, `${cmd.type} ${r.message}`).not.toBe('INTERNAL_ERROR')
+  if (cmd.type === 'SetMmpConfig') expect(r.ok ? null : r.code, `SetMmpConfig ${JSON.stringify(cmd)}`).toBe(mmpConfigRefusal(cmd))
+  if (!r.ok && r.code === 'MMP_FROZEN') expect(frozen, `${cmd.type} refused MMP_FROZEN: a protected order of a frozen user`).toBe(true)
+  if (r.ok && frozen) expect.fail(`${cmd.type} of a frozen user was taken`)
+  const events = engine.changes.events
+  for (let i = from; i < events.length; i++) {
+    const e = events[i]!
+    if (e.eventType !== 'MmpTriggered') continue
+    const userId = e.stream.slice('orders:'.length)
+    const underlying = (e.payload as { underlying: string }).underlying
+    expect(protectedOrders(state, userId, underlying), `${cmd.type} tripped ${userId} on ${underlying}: no protected order left open`).toEqual([])
+  }
+  return r
 }

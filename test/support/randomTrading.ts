@@ -1,7 +1,7 @@
 // A seeded generator of mixed trading commands for randomized tests: orders of every kind on spot,
 // perpetuals, futures and options, cancels and modifies (of live and dead orders), quotes and bulk
-// quotes, transfers, faucet calls, marks moving, option expiries crossed, and a share of plainly
-// invalid requests.
+// quotes, transfers, faucet calls, marks moving, option expiries crossed, market-maker protection
+// configured (in and out of range), tripped and reset, and a share of plainly invalid requests.
 import { familyCatalog, smileFor } from '../../src/config/catalog.js'
 import { DAY_MS, WEEK_MS } from '../../src/domain/calendar.js'
 import { D } from '../../src/domain/decimal.js'
@@ -18,6 +18,8 @@ export const HOUSE = 'house'
 
 export class RandomTrading {
   private readonly rng: Rng
+  /** Market-maker protection's draws. */
+  private readonly mmpRng: Rng
   private seq = 0
   readonly users: string[]
   markets: MarketSpec[]
@@ -36,6 +38,7 @@ export class RandomTrading {
 
   constructor(seed: number, t0: number, userCount = 20, oneAssetClass?: AssetClass) {
     this.rng = mulberry32(seed)
+    this.mmpRng = mulberry32(seed ^ 0x6d6d70)
     this.now = t0
     this.catalog = (t) => catalogAt(t).map((m) => (oneAssetClass && (m.family === 'BTC' || m.family === 'XAUT') ? { ...m, assetClass: oneAssetClass } : m))
     this.markets = this.catalog().filter((m) => m.type !== 'option' && (m.family === 'BTC' || m.family === 'XAUT'))
@@ -165,7 +168,7 @@ export class RandomTrading {
     const pos = state.accounts.get(userId)?.positions.get(m.id)?.lots ?? 0
     const reduceOnly = pos !== 0 && this.rng() < 0.15
     const closing = reduceOnly ? (pos > 0 ? 'sell' : 'buy') : side
-    return parseLinearOrder(
+    const spec = parseLinearOrder(
       {
         marketId: m.id,
         side: closing,
@@ -181,6 +184,10 @@ export class RandomTrading {
       m,
       `o${++this.seq}`,
     )
+    // Now and then (by the order counter, so the stream's draws stay as they were) a limit price two band
+    // widths (a share of the forward, ≈ of the underlying) above where it was: outside the band, refused.
+    if (spec.type !== 'limit' || this.seq % 40 !== 0) return spec
+    return { ...spec, priceTicks: spec.priceTicks! + Math.ceil((2 * m.priceBandBps) / 10_000 / Number(m.tickSize)) }
   }
 
   /** The first expiry of the traded options, which `expireOptions()` crosses. */
@@ -236,6 +243,37 @@ export class RandomTrading {
     return out
   }
 
+  /**
+   * A market-maker protection configuration on BTC: intervals and freezes from short to long, limits
+   * (millionths of BTC) mostly small, so that random sweeps trip them; now and then one out of range
+   * (no limit with an interval, an interval or a freeze too long, a negative or fractional figure).
+   */
+  private mmpConfig(userId: string): Command {
+    const rng = this.mmpRng
+    const intervalMs = [0, 500, 2_000, 10_000][Math.floor(rng() * 4)]!
+    const frozenMs = [0, 1_000, 5_000][Math.floor(rng() * 3)]!
+    const quantityLimit = rng() < 0.3 ? 0 : 10_000 * Math.floor(rng() ** 3 * 501)
+    const deltaLimit = rng() < 0.4 ? 0 : Math.floor(rng() ** 3 * 3_000_001)
+    const cmd = { type: 'SetMmpConfig', userId, underlying: 'BTC', intervalMs, frozenMs, quantityLimit, deltaLimit } as const
+    const bad = rng()
+    if (bad < 0.03) return { ...cmd, intervalMs: 3_600_001 }
+    if (bad < 0.06) return { ...cmd, frozenMs: 86_400_001 }
+    if (bad < 0.08) return { ...cmd, intervalMs: -500 }
+    if (bad < 0.1) return { ...cmd, quantityLimit: quantityLimit + 0.5 }
+    return cmd
+  }
+
+  /**
+   * Now and then (1.5% of calls) a market-maker protection command, at the clock as it is: a configuration
+   * or a reset. From draws of their own and in between `next()`'s commands, so the rest of the stream,
+   * its clock and its time travel fall as they did without them.
+   */
+  nextMmp(): CommandEnvelope | null {
+    if (this.mmpRng() >= 0.015) return null
+    const userId = this.users[Math.floor(this.mmpRng() * this.users.length)]!
+    return this.env(this.mmpRng() < 0.7 ? this.mmpConfig(userId) : { type: 'ResetMmp', userId, underlying: 'BTC' })
+  }
+
   /** The next command, given the state so far (to pick live orders to cancel or modify). */
   next(state: EngineState): CommandEnvelope {
     this.now += 1 + Math.floor(this.rng() * 20)
@@ -254,7 +292,8 @@ export class RandomTrading {
     }
     if (r < 0.04) return this.env({ type: 'Tick' })
     if (r < 0.6) {
-      if (option) return this.env({ type: 'PlaceOrder', userId, order: this.optionSpec(userId, state), kind: 'option' } as Command)
+      // A quarter of the option orders are under market-maker protection.
+      if (option) return this.env({ type: 'PlaceOrder', userId, order: this.optionSpec(userId, state), kind: 'option', mmp: this.mmpRng() < 0.25 } as Command)
       return this.env({ type: 'PlaceOrder', userId, order: this.orderSpec(userId, state) })
     }
     if (r < 0.75) {
