@@ -93,8 +93,8 @@ describe('randomized trading', () => {
     ]) {
       expect(outcomes.get(kind) ?? 0, kind).toBeGreaterThan(0)
     }
-    // Market-maker protection was configured (and refused out of range), reset, tripped by fills of quotes
-    // and of protected orders, cancelling orders, and refused protected orders while frozen.
+    // Market-maker protection was configured (and refused out of range) and reset, tripped on the quantity
+    // and on the net delta, cancelling orders, and refused option quotes and protected orders while frozen.
     for (const kind of ['SetMmpConfig:ok', 'SetMmpConfig:INVALID_REQUEST', 'ResetMmp:ok', 'PlaceQuotes/option:MMP_FROZEN', 'PlaceOrder/option:MMP_FROZEN']) {
       expect(outcomes.get(kind) ?? 0, kind).toBeGreaterThan(0)
     }
