@@ -20,8 +20,16 @@ import { isolatedMargin, referenceCrossMargin, type HypotheticalOrder } from './
 import { referenceOptionMargin, referenceOptionValuation } from './referenceOptionMargin.js'
 
 /** Running totals across batches, to compare the state against what was written. */
+const SYSTEM_ID = '00000000000000000000000000'
+
 export class Ledgers {
   readonly ledger = new Map<string, bigint>()
+  /** What the ledger says came in from outside (faucet, genesis, deposits: credited to users) and went
+   * out (completed withdrawals: paid from the system's withdrawals bucket to the outside world). */
+  broughtIn = 0n
+  paidOut = 0n
+  /** Deposits credited, withdrawals completed and failed (refunded), as the ledger and outcomes say. */
+  readonly chain = { deposits: 0, withdrawalsCompleted: 0, withdrawalsFailed: 0 }
   /** Signed lots per user and market from fills (and genesis grants). */
   readonly lots = new Map<string, number>()
   fills = 0
@@ -56,6 +64,14 @@ export class Ledgers {
       const k = `${l.userId}|${l.bucket}`
       this.ledger.set(k, (this.ledger.get(k) ?? 0n) + l.amount)
       expect(l.balanceAfter, 'ledger balanceAfter is the running balance').toBe(this.ledger.get(k))
+      const system = l.userId === SYSTEM_ID
+      if (!system && (l.kind === 'faucet' || l.kind === 'genesis' || l.kind === 'deposit')) this.broughtIn += l.amount
+      if (l.kind === 'deposit' && !system) this.chain.deposits++
+      if (system && l.bucket === 'external' && l.kind === 'withdrawal') {
+        this.paidOut += l.amount
+        this.chain.withdrawalsCompleted++
+      }
+      if (!system && l.kind === 'withdrawal' && l.amount > 0n) this.chain.withdrawalsFailed++
     }
     for (const e of c.events) {
       if (e.eventType !== 'BalanceUpdate') continue
@@ -195,6 +211,24 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
   expect(sum, 'all balances together sum to zero (deposits are the external account\'s debt)').toBe(0n)
   const system = state.accounts.get('00000000000000000000000000')
   expect(system?.balance('fees') ?? 0n, 'fees collected equal the fees the fills charged').toBe(totals.fees)
+
+  // Money on chain: what pending withdrawals hold sits in the system's withdrawals bucket; only what came
+  // in on chain may leave; and all buckets + fees + insurance (+ clearing) = faucet + genesis + deposits −
+  // completed withdrawals − pending ones, from the ledger's own rows.
+  let pending = 0n
+  for (const w of state.withdrawals.values()) pending += w.amount
+  expect(system?.balance('withdrawals') ?? 0n, 'the withdrawals bucket holds exactly the pending withdrawals').toBe(pending)
+  let withdrawing = 0n
+  let inside = 0n
+  for (const a of state.accounts.values()) {
+    withdrawing += a.withdrawing
+    if (a.userId === SYSTEM_ID) continue
+    expect(a.deposited - a.withdrawn - a.withdrawing >= 0n, `${a.userId}: nothing leaves on chain that did not come in on chain`).toBe(true)
+    for (const v of a.balances.values()) inside += v
+  }
+  expect(withdrawing, 'accounts count their pending withdrawals').toBe(pending)
+  inside += (system?.balance('fees') ?? 0n) + (system?.balance('insurance') ?? 0n) + (system?.balance('clearing') ?? 0n)
+  expect(inside, 'all buckets + fees + insurance = faucet + genesis + deposits − completed − pending withdrawals').toBe(totals.broughtIn - totals.paidOut - pending)
   let realized = 0n
   for (const a of state.accounts.values()) {
     for (const p of a.positions.values()) if (p.market.linear && p.market.spec.type !== 'spot') realized += p.realized + p.funding

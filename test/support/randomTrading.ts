@@ -20,6 +20,10 @@ export class RandomTrading {
   private readonly rng: Rng
   /** Market-maker protection's draws. */
   private readonly mmpRng: Rng
+  /** Money on chain's draws: deposits, withdrawals and their outcomes. */
+  private readonly chainRng: Rng
+  private chainSeq = 0
+  private readonly credited: Array<{ txHash: string; logIndex: number; userId: string }> = []
   private seq = 0
   readonly users: string[]
   markets: MarketSpec[]
@@ -39,6 +43,7 @@ export class RandomTrading {
   constructor(seed: number, t0: number, userCount = 20, oneAssetClass?: AssetClass) {
     this.rng = mulberry32(seed)
     this.mmpRng = mulberry32(seed ^ 0x6d6d70)
+    this.chainRng = mulberry32(seed ^ 0x636861)
     this.now = t0
     this.catalog = (t) => catalogAt(t).map((m) => (oneAssetClass && (m.family === 'BTC' || m.family === 'XAUT') ? { ...m, assetClass: oneAssetClass } : m))
     this.markets = this.catalog().filter((m) => m.type !== 'option' && (m.family === 'BTC' || m.family === 'XAUT'))
@@ -274,6 +279,40 @@ export class RandomTrading {
     return this.env(this.mmpRng() < 0.7 ? this.mmpConfig(userId) : { type: 'ResetMmp', userId, underlying: 'BTC' })
   }
 
+  /**
+   * Now and then (1.5% of calls) money crossing the chain, at the clock as it is: a final deposit (now and
+   * then one already credited, which changes nothing), a withdrawal request (some beyond what came in on
+   * chain, refused WITHDRAWAL_NOT_ALLOWED, or beyond the wallet), or the end of a pending withdrawal,
+   * completed or failed and refunded. From draws of their own, as nextMmp().
+   */
+  nextChain(state: EngineState): CommandEnvelope | null {
+    const rng = this.chainRng
+    if (rng() >= 0.015) return null
+    const userId = this.users[Math.floor(rng() * this.users.length)]!
+    const r = rng()
+    const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
+    if (r < 0.4) {
+      if (this.credited.length > 0 && rng() < 0.1) {
+        const again = this.credited[Math.floor(rng() * this.credited.length)]!
+        return this.env({ type: 'CreditDeposit', ...again, blockNumber: 1, fromAddress: ADDRESS, amountMicro: String(1_000n * USDC) })
+      }
+      const d = { txHash: hash(++this.chainSeq), logIndex: Math.floor(rng() * 3), userId }
+      this.credited.push(d)
+      return this.env({ type: 'CreditDeposit', ...d, blockNumber: this.chainSeq, fromAddress: ADDRESS, amountMicro: String(BigInt(1 + Math.floor(rng() * 3_000)) * USDC) })
+    }
+    const pending = [...state.withdrawals.keys()].sort()
+    if (r < 0.7 || pending.length === 0) {
+      const amount = BigInt(1 + Math.floor(rng() * 4_000)) * USDC
+      return this.env({ type: 'RequestWithdrawal', userId, withdrawalId: `w${++this.chainSeq}`, amountMicro: String(amount), toAddress: ADDRESS })
+    }
+    const withdrawalId = pending[Math.floor(rng() * pending.length)]!
+    return this.env(
+      rng() < 0.7
+        ? { type: 'CompleteWithdrawal', withdrawalId, txHash: hash(0xfeed00 + ++this.chainSeq) }
+        : { type: 'FailWithdrawal', withdrawalId, txHash: null, reason: 'reverted' },
+    )
+  }
+
   /** The next command, given the state so far (to pick live orders to cancel or modify). */
   next(state: EngineState): CommandEnvelope {
     this.now += 1 + Math.floor(this.rng() * 20)
@@ -341,3 +380,6 @@ export class RandomTrading {
 }
 
 type Kind = 'linear' | 'option'
+
+/** The address deposits come from and withdrawals go to in the generated stream. */
+const ADDRESS = '0x00000000000000000000000000000000000c0ffe'

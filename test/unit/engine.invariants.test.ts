@@ -52,6 +52,8 @@ describe('randomized trading', () => {
       if (i === 40_000) for (const env of gen.expire()) expect(apply(env).ok).toBe(true)
       const mmp = gen.nextMmp()
       if (mmp) apply(mmp)
+      const chain = gen.nextChain(engine.state)
+      if (chain) apply(chain)
       apply(gen.next(engine.state))
       if ((i + 1) % BATCH === 0) {
         const c = engine.takeChanges()
@@ -68,6 +70,9 @@ describe('randomized trading', () => {
     expect(isolated.length).toBeGreaterThan(0)
     // Funding was paid, some accounts were liquidated, and the front futures settled with the positions in them.
     expect(totals.funding).toBeGreaterThan(0)
+    // Money crossed the chain both ways: deposits credited, withdrawals completed and failed (refunded).
+    expect(totals.chain).toEqual({ deposits: expect.any(Number), withdrawalsCompleted: expect.any(Number), withdrawalsFailed: expect.any(Number) })
+    for (const n of Object.values(totals.chain)) expect(n).toBeGreaterThan(0)
     expect(totals.liquidations).toBeGreaterThan(0)
     expect(totals.settlements).toBeGreaterThan(0)
     for (const f of expiring) expect(engine.state.markets.get(f.id)).toMatchObject({ status: 'settled', settlementPrice: expect.any(String) })
@@ -99,6 +104,10 @@ describe('randomized trading', () => {
       expect(outcomes.get(kind) ?? 0, kind).toBeGreaterThan(0)
     }
     expect(totals.mmp.trips, 'MMP trips').toBeGreaterThan(0)
+    // Withdrawals beyond what came in on chain (faucet money) were refused, and repeated deposits credited nothing.
+    for (const kind of ['RequestWithdrawal:ok', 'RequestWithdrawal:WITHDRAWAL_NOT_ALLOWED', 'CreditDeposit:ok', 'CompleteWithdrawal:ok', 'FailWithdrawal:ok']) {
+      expect(outcomes.get(kind) ?? 0, kind).toBeGreaterThan(0)
+    }
     expect(totals.mmp.byDelta, 'MMP trips on the net delta').toBeGreaterThan(0)
     expect(totals.mmp.canceled, 'orders cancelled by MMP trips').toBeGreaterThan(0)
     expect(totals.optionFills).toBeGreaterThan(1_000)
