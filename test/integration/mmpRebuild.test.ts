@@ -1,39 +1,23 @@
 // Market-maker protection through PostgreSQL: the pure engine configures, counts, trips and resets
 // protection, every batch is committed as the runner commits it, and a rebuild from the tables alone
 // is the very engine that ran (same stateHash): configurations, windows, freezes and protected orders.
-import type pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Command } from '../../src/engine/commands.js'
 import { stateHash } from '../../src/engine/snapshot.js'
-import { commitBatch } from '../../src/store/batchWriter.js'
 import { loadState } from '../../src/store/engineRebuild.js'
-import { claimFencingToken } from '../../src/store/engineOffsets.js'
-import { createPool } from '../../src/store/pg.js'
 import { TradingHarness } from '../support/tradingFixtures.js'
-import { createTestDatabase, type TestDatabase } from '../support/testDb.js'
+import { batchDatabase } from '../support/batchDatabase.js'
 
 const CALL = 'BTC-2026-12-18-95000-C'
 const PUT = 'BTC-2026-12-18-90000-P'
 const UNIT = 1_000_000
-let db: TestDatabase
-let pool: pg.Pool
-let token: string
-let batch = 0
-beforeAll(async () => {
-  db = await createTestDatabase()
-  pool = await createPool(db.url)
-  token = await claimFencingToken(pool)
-})
-afterAll(async () => {
-  await pool?.end()
-  await db?.drop()
-})
+const store = batchDatabase('mmp-test')
 
 describe('market-maker protection in PostgreSQL', () => {
   it('rebuilds the same engine after configuring, counting, tripping, resetting and turning off', async () => {
     const h = new TradingHarness()
-    const commit = () => commitBatch(pool, h.engine.state, h.engine.takeChanges(), { epoch: 'mmp-test', streamId: `${++batch}-0`, fencingToken: token })
-    const rebuilt = async () => stateHash(await loadState(pool))
+    const commit = () => store.commit(h)
+    const rebuilt = async () => stateHash(await loadState(store.pool))
     for (const u of ['mm', 'mm2', 'taker']) {
       h.fund(u)
       h.ok({ type: 'Faucet', userId: u, amountMicro: String(100_000n * 1_000_000n), dailyCapMicro: '1000000000000000' })
@@ -67,7 +51,7 @@ describe('market-maker protection in PostgreSQL', () => {
     config('mm2', { intervalMs: 0 })
     await commit()
     expect(h.engine.state.mmp.has('mm2|BTC')).toBe(false)
-    expect((await pool.query('SELECT "userId" FROM mmp_states')).rows).toEqual([{ userId: 'mm' }])
+    expect((await store.pool.query('SELECT "userId" FROM mmp_states')).rows).toEqual([{ userId: 'mm' }])
     expect(await rebuilt()).toBe(stateHash(h.engine.state))
   })
 })

@@ -1,36 +1,19 @@
 // Deposits and withdrawals through real batches: what the batch writer stores (deposit rows marked
 // credited, withdrawal rows with their status) is enough for PostgreSQL alone to rebuild the very engine
 // that ran (same stateHash), pending withdrawals and the deposits already counted included.
-import type pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { stateHash } from '../../src/engine/snapshot.js'
-import { commitBatch } from '../../src/store/batchWriter.js'
 import { loadState } from '../../src/store/engineRebuild.js'
-import { claimFencingToken } from '../../src/store/engineOffsets.js'
-import { createPool } from '../../src/store/pg.js'
 import { TradingHarness } from '../support/tradingFixtures.js'
-import { createTestDatabase, type TestDatabase } from '../support/testDb.js'
+import { batchDatabase } from '../support/batchDatabase.js'
 
 const USDC = 1_000_000n
 const ADDR = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
 
-let db: TestDatabase
-let pool: pg.Pool
-let token: string
-let batch = 0
-beforeAll(async () => {
-  db = await createTestDatabase()
-  pool = await createPool(db.url)
-  token = await claimFencingToken(pool)
-})
-afterAll(async () => {
-  await pool?.end()
-  await db?.drop()
-})
+const store = batchDatabase('onchain-test')
 
-const commit = (h: TradingHarness) =>
-  commitBatch(pool, h.engine.state, h.engine.takeChanges(), { epoch: 'onchain-test', streamId: `${++batch}-0`, fencingToken: token })
+const commit = (h: TradingHarness) => store.commit(h)
 
 describe('on-chain money in PostgreSQL', () => {
   it('stores credits and withdrawals so that a rebuild is the same engine', async () => {
@@ -38,7 +21,7 @@ describe('on-chain money in PostgreSQL', () => {
     const credit = (userId: string, n: number, logIndex: number, usdc: bigint) =>
       h.ok({ type: 'CreditDeposit', userId, txHash: tx(n), logIndex, blockNumber: 10 + n, fromAddress: ADDR, amountMicro: String(usdc * USDC) })
     // The indexer saw the first log before the engine credited it: the credit marks its row.
-    await pool.query(
+    await store.pool.query(
       `INSERT INTO deposits (id, "txHash", "logIndex", "blockNumber", "fromAddress", amount, status, "createdAt") VALUES ($1, $2, 0, 11, $3, 700, 'confirmed', now())`,
       [`${tx(1)}:0`, tx(1), ADDR],
     )
@@ -55,19 +38,19 @@ describe('on-chain money in PostgreSQL', () => {
     h.ok({ type: 'FailWithdrawal', withdrawalId: 'w3', txHash: null, reason: 'cannot be sent' })
     await commit(h)
 
-    const deposits = await pool.query(`SELECT id, "userId", amount::text, status FROM deposits ORDER BY id`)
+    const deposits = await store.pool.query(`SELECT id, "userId", amount::text, status FROM deposits ORDER BY id`)
     expect(deposits.rows).toEqual([
       { id: `${tx(1)}:0`, userId: 'alice', amount: '700.000000', status: 'credited' },
       { id: `${tx(1)}:1`, userId: 'alice', amount: '300.000000', status: 'credited' },
       { id: `${tx(2)}:0`, userId: 'bob', amount: '50.000000', status: 'credited' },
     ])
-    const withdrawals = await pool.query(`SELECT id, status, "txHash", error FROM withdrawals ORDER BY id`)
+    const withdrawals = await store.pool.query(`SELECT id, status, "txHash", error FROM withdrawals ORDER BY id`)
     expect(withdrawals.rows).toEqual([
       { id: 'w1', status: 'completed', txHash: tx(7), error: null },
       { id: 'w2', status: 'pending', txHash: null, error: null },
       { id: 'w3', status: 'failed', txHash: null, error: 'cannot be sent' },
     ])
-    const rebuilt = await loadState(pool)
+    const rebuilt = await loadState(store.pool)
     expect(stateHash(rebuilt)).toBe(stateHash(h.engine.state))
     expect(rebuilt.accounts.get('alice')).toMatchObject({ deposited: 1_000n * USDC, withdrawn: 100n * USDC, withdrawing: 200n * USDC })
     expect(rebuilt.creditedDeposits.size).toBe(3)

@@ -2,42 +2,24 @@
 // is committed to PostgreSQL as the runner commits it, and the retention job, given its own "now",
 // removes exactly the final never-filled orders past the age. What it leaves is all a rebuild needs:
 // PostgreSQL still rebuilds the very engine that ran (same stateHash), clientOrderIds stay taken.
-import type pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/engine/engine.js'
 import { stateHash } from '../../src/engine/snapshot.js'
-import { commitBatch } from '../../src/store/batchWriter.js'
 import { loadState } from '../../src/store/engineRebuild.js'
-import { claimFencingToken } from '../../src/store/engineOffsets.js'
 import { pruneUnfilledOrders } from '../../src/store/orderRetention.js'
-import { createPool } from '../../src/store/pg.js'
 import { envelope } from '../support/engineFixtures.js'
 import { PERP, TradingHarness } from '../support/tradingFixtures.js'
-import { createTestDatabase, type TestDatabase } from '../support/testDb.js'
+import { batchDatabase } from '../support/batchDatabase.js'
 
 const HOUR = 3_600_000
 const RETENTION = 24 * HOUR
 
-let db: TestDatabase
-let pool: pg.Pool
-let token: string
-let batch = 0
-beforeAll(async () => {
-  db = await createTestDatabase()
-  pool = await createPool(db.url)
-  token = await claimFencingToken(pool)
-})
-afterAll(async () => {
-  await pool?.end()
-  await db?.drop()
-})
+const store = batchDatabase('retention-test')
 
-/** Writes everything the engine did since the last commit, as the runner writes a batch. */
-const commit = (h: TradingHarness) =>
-  commitBatch(pool, h.engine.state, h.engine.takeChanges(), { epoch: 'retention-test', streamId: `${++batch}-0`, fencingToken: token })
+const commit = (h: TradingHarness) => store.commit(h)
 
-const count = async (table: string) => (await pool.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number
-const orderIds = async () => new Set((await pool.query<{ id: string }>('SELECT id FROM orders')).rows.map((r) => r.id))
+const count = async (table: string) => (await store.pool.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number
+const orderIds = async () => new Set((await store.pool.query<{ id: string }>('SELECT id FROM orders')).rows.map((r) => r.id))
 
 describe('pruning orders that ended without a fill', () => {
   it('removes exactly the final unfilled orders past the age, in bounded chunks, and leaves what a rebuild needs', async () => {
@@ -65,7 +47,7 @@ describe('pruning orders that ended without a fill', () => {
     cancel('alice', liquidationStep)
     await commit(h)
     // A liquidation step names its order: that order stays with the step (a row as the engine writes it).
-    await pool.query(
+    await store.pool.query(
       `INSERT INTO position_events (id, kind, "userId", "marketId", "orderId", "marginMode", quantity, "closedQuantity", "realizedPnl", fee, insurance, "createdAt")
        VALUES ($1, 'liquidation', 'alice', $2, $1, 'cross', 0, 0, 0, 0, 0, now())`,
       [liquidationStep, PERP],
@@ -88,18 +70,18 @@ describe('pruning orders that ended without a fill', () => {
     expect(rows['fills']).toBe(2)
 
     // Chunks of three: a run capped at one chunk says more are left; the next takes the last one.
-    expect(await pruneUnfilledOrders(pool, { retentionMs: RETENTION, now: h.now, chunkRows: 3, maxChunks: 1 })).toEqual({ deleted: 3, more: true })
-    expect(await pruneUnfilledOrders(pool, { retentionMs: RETENTION, now: h.now, chunkRows: 3 })).toEqual({ deleted: 1, more: false })
+    expect(await pruneUnfilledOrders(store.pool, { retentionMs: RETENTION, now: h.now, chunkRows: 3, maxChunks: 1 })).toEqual({ deleted: 3, more: true })
+    expect(await pruneUnfilledOrders(store.pool, { retentionMs: RETENTION, now: h.now, chunkRows: 3 })).toEqual({ deleted: 1, more: false })
     expect(await orderIds()).toEqual(new Set(kept))
     for (const t of tables) expect(await count(t), t).toBe(rows[t])
     // Nothing more until the young one is old enough.
-    expect(await pruneUnfilledOrders(pool, { retentionMs: RETENTION, now: h.now, chunkRows: 2 })).toEqual({ deleted: 0, more: false })
-    expect(await pruneUnfilledOrders(pool, { retentionMs: RETENTION, now: h.now + RETENTION, chunkRows: 2 })).toEqual({ deleted: 1, more: false })
+    expect(await pruneUnfilledOrders(store.pool, { retentionMs: RETENTION, now: h.now, chunkRows: 2 })).toEqual({ deleted: 0, more: false })
+    expect(await pruneUnfilledOrders(store.pool, { retentionMs: RETENTION, now: h.now + RETENTION, chunkRows: 2 })).toEqual({ deleted: 1, more: false })
     expect((await orderIds()).has(young)).toBe(false)
 
     // PostgreSQL still rebuilds the engine that ran, and a pruned order's clientOrderId is not one: the
     // ones that were given stay taken after the rebuild.
-    const rebuilt = new Engine(await loadState(pool))
+    const rebuilt = new Engine(await loadState(store.pool))
     expect(stateHash(rebuilt.state)).toBe(stateHash(h.engine.state))
     const again = rebuilt.apply(envelope({ type: 'PlaceOrder', userId: 'bob', order: h.spec({ side: 'buy', price: '94000', quantity: '0.1', clientOrderId: 'keep-me' }) }, h.now, { replyTo: 't' }))
     expect(again).toMatchObject({ ok: false, code: 'DUPLICATE_CLIENT_ORDER_ID', details: { existingOrderId: tagged } })
