@@ -82,15 +82,15 @@ export class WithdrawalWorker {
   }
 
   private async sendNew(sent: readonly WithdrawalToPay[]): Promise<void> {
-    const todo = await unsentWithdrawals(this.o.pool)
-    if (todo.length === 0) return
+    const unsent = await unsentWithdrawals(this.o.pool)
+    if (unsent.length === 0) return
     const { client, vaultAccount } = this.o
     this.chainId ??= await client.getChainId()
     // The next nonce: the chain's (mined and in its pool), and past any we stored but the chain has not seen.
     let nonce = await client.getTransactionCount({ address: vaultAccount.address, blockTag: 'pending' })
     for (const w of sent) if (w.nonce !== null && w.nonce >= nonce) nonce = w.nonce + 1
     const fees = await client.estimateFeesPerGas()
-    for (const w of todo) {
+    for (const w of unsent) {
       const rawTx = await vaultAccount.signTransaction({
         type: 'eip1559',
         chainId: this.chainId,
