@@ -32,6 +32,20 @@ function run(engine: Engine, cmd: Command): void {
   if (!r.ok) throw new Error(`${cmd.type}: ${r.code} ${r.message}`)
 }
 
+/** An engine with `markets` listed, spot and futures marked at SPOT_PRICE, and the maker and the trader
+ * funded in `bucket`. */
+function listedEngine(markets: MarketSpec[], bucket: 'perps' | 'options'): Engine {
+  const engine = new Engine()
+  run(engine, { type: 'ListMarkets', markets })
+  const pushed = markets.filter((m) => m.type === 'spot' || m.type === 'future')
+  run(engine, { type: 'UpdateMarks', marks: pushed.map((m) => ({ marketId: m.id, price: SPOT_PRICE[m.family]!, source: 'bench', sourceTs: T0 })) })
+  for (const user of [MAKER, TRADER]) {
+    run(engine, { type: 'Faucet', userId: user, amountMicro: '100000000000000', dailyCapMicro: '100000000000000' })
+    run(engine, { type: 'Transfer', userId: user, from: 'wallet', to: bucket, amountMicro: '100000000000000' })
+  }
+  return engine
+}
+
 function order(marketId: string, side: 'buy' | 'sell', priceTicks: number | null, lots = 1): OrderSpec {
   return {
     id: `o${++seq}`, marketId, clientOrderId: null, side, type: priceTicks === null ? 'market' : 'limit',
@@ -46,14 +60,7 @@ function setup(): { engine: Engine; derivatives: MarketSpec[] } {
   const markets = plannedMarkets(catalog, { nowMs: T0, spotRef: (f) => SPOT_PRICE[f]!, defaultStaleMarkMs: 5_000 })
     .filter((m) => m.type !== 'option')
     .map((m) => ({ ...m, staleMarkMs: 1e12 }))
-  const engine = new Engine()
-  run(engine, { type: 'ListMarkets', markets })
-  const pushed = markets.filter((m) => m.type === 'spot' || m.type === 'future')
-  run(engine, { type: 'UpdateMarks', marks: pushed.map((m) => ({ marketId: m.id, price: SPOT_PRICE[m.family]!, source: 'bench', sourceTs: T0 })) })
-  for (const user of [MAKER, TRADER]) {
-    run(engine, { type: 'Faucet', userId: user, amountMicro: '100000000000000', dailyCapMicro: '100000000000000' })
-    run(engine, { type: 'Transfer', userId: user, from: 'wallet', to: 'perps', amountMicro: '100000000000000' })
-  }
+  const engine = listedEngine(markets, 'perps')
   const byFamily = CATALOG.map((f) =>
     markets.filter((m) => m.family === f.family && m.type !== 'spot').sort((a, b) => (a.expiryMs ?? 0) - (b.expiryMs ?? 0)),
   )
@@ -128,18 +135,10 @@ function theoTicks(state: EngineState, m: MarketSpec): number {
   return Math.max(1, theo.price.div(m.tickSize).round().toNumber())
 }
 
-const optionCmd = (cmd: Command): Command => ({ ...cmd, kind: 'option' }) as unknown as Command
 
 export async function benchOptionMargin(): Promise<void> {
   const markets = plannedMarkets(CATALOG, { nowMs: T0, spotRef: (f) => SPOT_PRICE[f]!, defaultStaleMarkMs: 5_000 }).map((m) => ({ ...m, staleMarkMs: 1e12 }))
-  const engine = new Engine()
-  run(engine, { type: 'ListMarkets', markets })
-  const pushed = markets.filter((m) => m.type === 'spot' || m.type === 'future')
-  run(engine, { type: 'UpdateMarks', marks: pushed.map((m) => ({ marketId: m.id, price: SPOT_PRICE[m.family]!, source: 'bench', sourceTs: T0 })) })
-  for (const user of [MAKER, TRADER]) {
-    run(engine, { type: 'Faucet', userId: user, amountMicro: '100000000000000', dailyCapMicro: '100000000000000' })
-    run(engine, { type: 'Transfer', userId: user, from: 'wallet', to: 'options', amountMicro: '100000000000000' })
-  }
+  const engine = listedEngine(markets, 'options')
   // Strikes round-robin over the expiries, nearest the money first: 50 options across every expiry.
   const options = markets.filter((m) => m.type === 'option')
   const expiries = [...new Set(options.map((m) => m.expiryMs!))].sort((a, b) => a - b)
@@ -150,8 +149,8 @@ export async function benchOptionMargin(): Promise<void> {
   held.forEach((m, i) => {
     const trader = i % 2 === 0 ? 'buy' : 'sell'
     const lots = 1 + (i % 5)
-    run(engine, optionCmd({ type: 'PlaceOrder', userId: MAKER, order: order(m.id, trader === 'buy' ? 'sell' : 'buy', theoTicks(engine.state, m), lots) }))
-    run(engine, optionCmd({ type: 'PlaceOrder', userId: TRADER, order: order(m.id, trader, null, lots) }))
+    run(engine, { type: 'PlaceOrder', userId: MAKER, order: order(m.id, trader === 'buy' ? 'sell' : 'buy', theoTicks(engine.state, m), lots), kind: 'option' })
+    run(engine, { type: 'PlaceOrder', userId: TRADER, order: order(m.id, trader, null, lots), kind: 'option' })
   })
   engine.takeChanges()
   const account = engine.state.accounts.get(TRADER)!
@@ -171,7 +170,7 @@ export async function benchOptionMargin(): Promise<void> {
   const preview = new Float64Array(CHECKS)
   for (let i = 0; i < CHECKS; i++) {
     const s = process.hrtime.bigint()
-    const r = engine.apply({ id: `v${i}`, ts: T0, cmd: optionCmd({ type: 'PreviewOrder', userId: TRADER, order: order(target.id, 'sell', ask) }) })
+    const r = engine.apply({ id: `v${i}`, ts: T0, cmd: { type: 'PreviewOrder', userId: TRADER, order: order(target.id, 'sell', ask), kind: 'option' } })
     preview[i] = Number(process.hrtime.bigint() - s) / 1000
     if (!r.ok || !(r.value as { approved: boolean }).approved) throw new Error(`PreviewOrder: ${JSON.stringify(r)}`)
   }
@@ -179,10 +178,10 @@ export async function benchOptionMargin(): Promise<void> {
   for (let i = 0; i < CHECKS; i++) {
     const spec = order(target.id, 'sell', ask)
     const s = process.hrtime.bigint()
-    const r = engine.apply({ id: `p${i}`, ts: T0, cmd: optionCmd({ type: 'PlaceOrder', userId: TRADER, order: spec }) })
+    const r = engine.apply({ id: `p${i}`, ts: T0, cmd: { type: 'PlaceOrder', userId: TRADER, order: spec, kind: 'option' } })
     place[i] = Number(process.hrtime.bigint() - s) / 1000
     if (!r.ok) throw new Error(`PlaceOrder: ${r.code} ${r.message}`)
-    run(engine, optionCmd({ type: 'CancelOrder', userId: TRADER, orderId: spec.id }))
+    run(engine, { type: 'CancelOrder', userId: TRADER, orderId: spec.id, kind: 'option' })
     if (i % 500 === 499) engine.takeChanges()
   }
   check.sort()

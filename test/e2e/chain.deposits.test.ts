@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newWallet, signIn, type SignedIn } from '../support/auth.js'
 import { SseClient } from '../support/streams.js'
-import { startAnvil, type Chain } from '../support/anvil.js'
+import { chainEnv, startAnvil, type Chain } from '../support/anvil.js'
 import { newRedisPrefix, startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
 import { createTestDatabase, type TestDatabase } from '../support/testDb.js'
@@ -24,19 +24,8 @@ let api: Http
 const vaultKey = generatePrivateKey()
 const vault = privateKeyToAccount(vaultKey)
 
-const chainEnv = () => ({
-  ROLES: 'api,engine,indexer',
-  CHAIN_RPC_URL: chain.url,
-  USDC_TOKEN_ADDRESS: usdc.address,
-  VAULT_ADDRESS: vault.address,
-  VAULT_PRIVATE_KEY: vaultKey,
-  DEPOSIT_CONFIRMATIONS: String(CONFIRMATIONS),
-  // The test polls; the loop's own timer never fires during it.
-  CHAIN_POLL_MS: '600000',
-})
-
 async function start(): Promise<TestExchange> {
-  return startTestExchange(chainEnv(), { db, redisPrefix: prefix })
+  return startTestExchange(chainEnv(chain, usdc.address, vault.address, vaultKey, CONFIRMATIONS), { db, redisPrefix: prefix })
 }
 
 const poll = () => ex.indexer!.runNow('deposits')

@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WithdrawalWorker } from '../../src/chain/withdrawalWorker.js'
 import { expectError, newWallet, signIn, type SignedIn } from '../support/auth.js'
-import { startAnvil, type Chain } from '../support/anvil.js'
+import { chainEnv, startAnvil, type Chain } from '../support/anvil.js'
 import { startTestExchange, type TestExchange } from '../support/exchange.js'
 import { http, type Http } from '../support/http.js'
 import { testClock } from '../support/clock.js'
@@ -28,15 +28,7 @@ beforeAll(async () => {
   chain = await startAnvil()
   usdc = await chain.deployToken()
   await chain.fund(vault.address)
-  ex = await startTestExchange({
-    ROLES: 'api,engine,indexer',
-    CHAIN_RPC_URL: chain.url,
-    USDC_TOKEN_ADDRESS: usdc.address,
-    VAULT_ADDRESS: vault.address,
-    VAULT_PRIVATE_KEY: vaultKey,
-    DEPOSIT_CONFIRMATIONS: String(CONFIRMATIONS),
-    CHAIN_POLL_MS: '600000',
-  })
+  ex = await startTestExchange(chainEnv(chain, usdc.address, vault.address, vaultKey, CONFIRMATIONS))
   api = http(ex.url!)
 })
 afterAll(async () => {

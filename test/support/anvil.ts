@@ -104,3 +104,17 @@ export async function startAnvil() {
     },
   }
 }
+
+/** The exchange's configuration for a chain: its RPC, the token, the vault and its key, the confirmations;
+ * the indexer's own poll timer never fires (tests poll it). */
+export function chainEnv(chain: { url: string }, token: string, vaultAddress: string, vaultKey: string, confirmations: number): Record<string, string> {
+  return {
+    ROLES: 'api,engine,indexer',
+    CHAIN_RPC_URL: chain.url,
+    USDC_TOKEN_ADDRESS: token,
+    VAULT_ADDRESS: vaultAddress,
+    VAULT_PRIVATE_KEY: vaultKey,
+    DEPOSIT_CONFIRMATIONS: String(confirmations),
+    CHAIN_POLL_MS: '600000',
+  }
+}
