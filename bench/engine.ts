@@ -4,7 +4,7 @@
 // BTC options (in and at the money, calls and puts of the March expiry), each driven by a book
 // stream of its own moved onto the option's price, so that option orders carry their premium, fee and
 // option margin checks. Changes are handed over every 500 commands, as the runner's batches do, and
-// dropped.
+// dropped. The perpetual's stream alone, at the same length, runs in the same process as a ceiling.
 import { CATALOG } from '../src/config/catalog.js'
 import { plannedMarkets } from '../src/domain/listing.js'
 import type { MarketSpec } from '../src/domain/market.js'
@@ -107,11 +107,11 @@ function toEnvelopes(cmds: readonly Routed[], t0: number): CommandEnvelope[] {
  * The mixed stream: the perpetual's book stream with, every OPTION_EVERY-th command, the next command
  * of the option streams in turn (each option's prefill ahead of everything, as the perpetual's is).
  */
-function mixedStream(count: number): { prefill: Routed[]; commands: Routed[]; owners: Set<string> } {
-  const optionCount = Math.floor(count / OPTION_EVERY)
+function mixedStream(count: number, optionEvery: number): { prefill: Routed[]; commands: Routed[]; owners: Set<string> } {
+  const optionCount = Math.floor(count / optionEvery)
   const perp = generateBookStream({ count: count - optionCount, seed: 7 })
   const ids = optionIds(listed())
-  const options = OPTIONS.map((o, k) => {
+  const options = (optionCount === 0 ? [] : OPTIONS).map((o, k) => {
     const stream = generateBookStream({ count: Math.ceil(optionCount / OPTIONS.length), seed: 8 + k, restingTarget: 2_000 })
     const route = (c: BookCommand): Routed => ({ c, marketId: ids[k]!, option: { center: o.center, prefix: `x${k}-` } })
     return { prefill: stream.prefill.map(route), commands: stream.commands.map(route) }
@@ -122,7 +122,7 @@ function mixedStream(count: number): { prefill: Routed[]; commands: Routed[]; ow
   let k = 0
   const next = new Array<number>(OPTIONS.length).fill(0)
   for (let i = 0; i < count; i++) {
-    if (i % OPTION_EVERY === OPTION_EVERY - 1) {
+    if (i % optionEvery === optionEvery - 1) {
       const o = k++ % OPTIONS.length
       commands.push(options[o]!.commands[next[o]!++]!)
     } else commands.push({ c: perp.commands[p++]!, marketId: MARKET, option: null })
@@ -152,44 +152,77 @@ function runBatches(engine: Engine, encoded: readonly string[], applyOne: (env: 
   return { ms, events }
 }
 
-export async function benchEngine(count = 1_000_000): Promise<void> {
-  const stream = mixedStream(count)
-  const owners = stream.owners
+/** A stream ready to run: its prefill, its commands as the runner reads them, and its owners. */
+interface Prepared {
+  owners: Set<string>
+  prefill: CommandEnvelope[]
+  encoded: string[]
+  optionCommands: number
+}
+
+function prepare(count: number, optionEvery: number): Prepared {
+  const stream = mixedStream(count, optionEvery)
   const prefill = toEnvelopes(stream.prefill, T0)
   const encoded = toEnvelopes(stream.commands, T0 + prefill.length).map((env) => JSON.stringify(env))
-  const n = encoded.length
-  const optionCommands = stream.commands.filter((r) => r.option !== null).length
+  return { owners: stream.owners, prefill, encoded, optionCommands: stream.commands.filter((r) => r.option !== null).length }
+}
 
-  // Throughput: the median of PASSES passes, each on a fresh engine.
-  const passes: Array<{ rate: number; refused: number; optionRefused: number; codes: Map<string, number>; events: number; resting: number }> = []
-  for (let pass = 0; pass < PASSES; pass++) {
-    const engine = prefilled(owners, prefill)
-    // The engines of earlier passes are garbage by now: collect them here, not inside this pass's timing.
-    collectGarbage()
-    let refused = 0
-    let optionRefused = 0
-    const codes = new Map<string, number>()
-    const { ms, events } = runBatches(engine, encoded, (env) => {
-      const r = engine.apply(env)
-      if (!r.ok) {
-        refused++
-        if ((env.cmd as { kind?: string }).kind === 'option') {
-          optionRefused++
-          codes.set(r.code, (codes.get(r.code) ?? 0) + 1)
-        }
+interface Pass {
+  rate: number
+  refused: number
+  optionRefused: number
+  codes: Map<string, number>
+  events: number
+  resting: number
+}
+
+/** One throughput pass on a fresh engine. */
+function pass(s: Prepared): Pass {
+  const engine = prefilled(s.owners, s.prefill)
+  // The engines of earlier passes are garbage by now: collect them here, not inside this pass's timing.
+  collectGarbage()
+  let refused = 0
+  let optionRefused = 0
+  const codes = new Map<string, number>()
+  const { ms, events } = runBatches(engine, s.encoded, (env) => {
+    const r = engine.apply(env)
+    if (!r.ok) {
+      refused++
+      if ((env.cmd as { kind?: string }).kind === 'option') {
+        optionRefused++
+        codes.set(r.code, (codes.get(r.code) ?? 0) + 1)
       }
-    })
-    passes.push({ rate: n / (ms / 1000), refused, optionRefused, codes, events, resting: engine.state.orders.size })
+    }
+  })
+  return { rate: s.encoded.length / (ms / 1000), refused, optionRefused, codes, events, resting: engine.state.orders.size }
+}
+
+/**
+ * The mix (one command in OPTION_EVERY on options) and, as its ceiling in the same run, the perpetual's
+ * stream alone at the same length: passes alternate between the two, so a host that slows down part way
+ * slows both, and the ratio says what the option commands cost wherever it runs.
+ */
+export async function benchEngine(count = 1_000_000): Promise<void> {
+  const mix = prepare(count, OPTION_EVERY)
+  const linear = prepare(count, Infinity)
+  const n = mix.encoded.length
+
+  const passes: Pass[] = []
+  const linearRates: number[] = []
+  for (let i = 0; i < PASSES; i++) {
+    passes.push(pass(mix))
+    linearRates.push(pass(linear).rate)
   }
   const rates = median(passes.map((p) => p.rate))
+  const linearRate = median(linearRates)
   const { refused, optionRefused, codes, events, resting } = passes[0]!
 
   // Latency pass on a fresh engine (timers off the throughput figure).
-  const engine = prefilled(owners, prefill)
+  const engine = prefilled(mix.owners, mix.prefill)
   collectGarbage()
   const lat = new Float64Array(n)
   let k = 0
-  runBatches(engine, encoded, (env) => {
+  runBatches(engine, mix.encoded, (env) => {
     const s = process.hrtime.bigint()
     engine.apply(env)
     lat[k++] = Number(process.hrtime.bigint() - s) / 1000
@@ -198,7 +231,11 @@ export async function benchEngine(count = 1_000_000): Promise<void> {
   printLine(
     'engine (accounts, margin, fees, ledger, events; no I/O)',
     `${fmt(rates.median)} cmd/s (median of ${PASSES} passes: ${rates.sorted.map((r) => fmt(r)).join(' / ')})  p50 ${percentile(lat, 0.5).toFixed(2)} µs  p99 ${percentile(lat, 0.99).toFixed(2)} µs  ` +
-      `(${fmt(n)} commands, ${fmt(optionCommands)} on options, ${fmt(refused)} refused (${fmt(optionRefused)} option: ` +
+      `(${fmt(n)} commands, ${fmt(mix.optionCommands)} on options, ${fmt(refused)} refused (${fmt(optionRefused)} option: ` +
       `${[...codes].map(([c, k]) => `${c} ${fmt(k)}`).join(', ') || 'none'}), ${fmt(events)} events, ${fmt(resting)} resting at the end)`,
+  )
+  printLine(
+    '  the perpetual alone, same length (ceiling)',
+    `${fmt(linearRate.median)} cmd/s (${linearRate.sorted.map((r) => fmt(r)).join(' / ')}); the mix runs at ${(rates.median / linearRate.median).toFixed(2)} of it`,
   )
 }

@@ -42,26 +42,40 @@ function valued(state: EngineState, market: MarketRuntime): OptionValuation {
   return v
 }
 
-/** The account's option markets with what it holds and has open there, plus `extra` orders. */
-function legsOf(state: EngineState, account: Account, extra: readonly WhatIf[]): Leg[] {
-  const legs: Leg[] = []
-  const legFor = (market: MarketRuntime): Leg => {
-    for (const l of legs) if (l.market === market) return l
-    const leg = { market, v: valued(state, market), held: 0, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n }
-    legs.push(leg)
-    return leg
-  }
-  if (account.optionPositions > 0) for (const p of account.positions.values()) if (p.lots !== 0 && p.market.spec.type === 'option') legFor(p.market).held = p.lots
+/** Legs reused from one bucket to the next (a bucket is gathered synchronously, never two at once):
+ * the check runs on every option command and allocated a few objects each time. */
+const legPool: Leg[] = []
+let legCount = 0
+
+function legFor(state: EngineState, market: MarketRuntime): Leg {
+  for (let i = 0; i < legCount; i++) if (legPool[i]!.market === market) return legPool[i]!
+  const v = valued(state, market)
+  let leg = legPool[legCount]
+  if (leg) {
+    leg.market = market
+    leg.v = v
+    leg.held = leg.buyLots = leg.sellLots = 0
+    leg.buyTickLots = leg.sellTickLots = 0n
+  } else legPool.push((leg = { market, v, held: 0, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n }))
+  legCount++
+  return leg
+}
+
+/** Fills legPool[0, legCount) with the account's option markets, what it holds and has open there,
+ * plus `extra` orders. */
+function gatherLegs(state: EngineState, account: Account, extra: readonly WhatIf[]): void {
+  legCount = 0
+  if (account.optionPositions > 0) for (const p of account.positions.values()) if (p.lots !== 0 && p.market.spec.type === 'option') legFor(state, p.market).held = p.lots
   for (const e of account.exposure.values()) {
     if (e.market.spec.type !== 'option') continue
-    const leg = legFor(e.market)
+    const leg = legFor(state, e.market)
     leg.buyLots += e.buyLots
     leg.buyTickLots += e.buyTickLots
     leg.sellLots += e.sellLots
     leg.sellTickLots += e.sellTickLots
   }
   for (const w of extra) {
-    const leg = legFor(w.market)
+    const leg = legFor(state, w.market)
     if (w.side === 'buy') {
       leg.buyLots += w.lots
       leg.buyTickLots += tickLots(w.lots, w.priceTicks)
@@ -70,18 +84,92 @@ function legsOf(state: EngineState, account: Account, extra: readonly WhatIf[]):
       leg.sellTickLots += tickLots(w.lots, w.priceTicks)
     }
   }
-  return legs
 }
 
-/** Worst loss of a family's grid (≥ 0). */
-const worstLoss = (grid: readonly bigint[]): bigint => {
-  let min = 0n
-  for (const x of grid) if (x < min) min = x
+/**
+ * The scenario grids of the bucket's families and their worst losses. A leg adds its position in every
+ * scenario and its open sells where they lose (what they would receive less the value they give away).
+ * The sums are of integers (micro-USDC); while every term is below 2^52 in magnitude, doubles add them
+ * exactly and several times faster than bigints, so the exact bigint sum runs only past that.
+ */
+interface FamilyGrids {
+  family: string
+  im: Float64Array
+  mm: Float64Array
+}
+const gridPool: FamilyGrids[] = []
+const EXACT_IN_DOUBLES = 2 ** 52
+
+function worstLosses(credits: readonly bigint[], withMm: boolean): { im: bigint; mm: bigint } {
+  let bound = 0
+  for (let i = 0; i < legCount; i++) {
+    const { v, held, sellLots } = legPool[i]!
+    bound += (Math.abs(held) + sellLots) * v.maxAbsPerLot + Math.abs(Number(credits[i]!))
+  }
+  return bound < EXACT_IN_DOUBLES ? worstLossesInDoubles(credits, withMm) : worstLossesInBigints(credits, withMm)
+}
+
+function worstLossesInDoubles(credits: readonly bigint[], withMm: boolean): { im: bigint; mm: bigint } {
+  let families = 0
+  for (let i = 0; i < legCount; i++) {
+    const { market, v, held, sellLots } = legPool[i]!
+    let g: FamilyGrids | undefined
+    for (let f = 0; f < families && g === undefined; f++) if (gridPool[f]!.family === market.spec.family) g = gridPool[f]
+    if (!g) {
+      g = gridPool[families] ??= { family: '', im: new Float64Array(v.imPerLot.length), mm: new Float64Array(v.mmPerLot.length) }
+      g.family = market.spec.family
+      g.im.fill(0)
+      g.mm.fill(0)
+      families++
+    }
+    const credit = Number(credits[i]!)
+    addLegInDoubles(g.im, v.imPerLot, held, sellLots, credit)
+    if (withMm) addLegInDoubles(g.mm, v.mmPerLot, held, sellLots, credit)
+  }
+  let im = 0
+  let mm = 0
+  for (let f = 0; f < families; f++) {
+    im += worstLossInDoubles(gridPool[f]!.im)
+    if (withMm) mm += worstLossInDoubles(gridPool[f]!.mm)
+  }
+  return { im: BigInt(im), mm: BigInt(mm) }
+}
+
+function addLegInDoubles(grid: Float64Array, perLot: Float64Array, held: number, sold: number, credit: number): void {
+  for (let s = 0; s < grid.length; s++) {
+    grid[s]! += held * perLot[s]!
+    if (sold > 0) {
+      const sells = credit - sold * perLot[s]!
+      if (sells < 0) grid[s]! += sells
+    }
+  }
+}
+
+const worstLossInDoubles = (grid: Float64Array): number => {
+  let min = 0
+  for (let s = 0; s < grid.length; s++) if (grid[s]! < min) min = grid[s]!
   return -min
 }
 
-/** Adds one leg to a family's grid: the position in every scenario, and its open sells where they lose. */
-function addLeg(grid: bigint[], array: readonly bigint[], held: bigint, sold: bigint, credit: bigint): void {
+function worstLossesInBigints(credits: readonly bigint[], withMm: boolean): { im: bigint; mm: bigint } {
+  const grids = new Map<string, { im: bigint[]; mm: bigint[] }>()
+  for (let i = 0; i < legCount; i++) {
+    const { market, v, held, sellLots } = legPool[i]!
+    let g = grids.get(market.spec.family)
+    if (!g) grids.set(market.spec.family, (g = { im: v.im.map(() => 0n), mm: v.mm.map(() => 0n) }))
+    addLegInBigints(g.im, v.im, BigInt(held), BigInt(sellLots), credits[i]!)
+    if (withMm) addLegInBigints(g.mm, v.mm, BigInt(held), BigInt(sellLots), credits[i]!)
+  }
+  let im = 0n
+  let mm = 0n
+  for (const g of grids.values()) {
+    im += worstLossInBigints(g.im)
+    if (withMm) mm += worstLossInBigints(g.mm)
+  }
+  return { im, mm }
+}
+
+function addLegInBigints(grid: bigint[], array: readonly bigint[], held: bigint, sold: bigint, credit: bigint): void {
   for (let s = 0; s < grid.length; s++) {
     grid[s]! += held * array[s]!
     if (sold > 0n) {
@@ -91,42 +179,29 @@ function addLeg(grid: bigint[], array: readonly bigint[], held: bigint, sold: bi
   }
 }
 
-/** One family's scenario grids while a bucket is gathered (a list: an account spans few families). */
-interface Grids {
-  family: string
-  im: bigint[]
-  mm: bigint[] | null
+const worstLossInBigints = (grid: readonly bigint[]): bigint => {
+  let min = 0n
+  for (const x of grid) if (x < min) min = x
+  return -min
 }
+
+const credits: bigint[] = []
 
 /** The options bucket of an account, with `extra` orders as if resting; `withMm` false skips the MM grid. */
 export function optionsBucket(state: EngineState, account: Account, extra: readonly WhatIf[] = [], withMm = true): OptionsBucket {
   const cash = account.balance('options')
-  const legs = legsOf(state, account, extra)
+  gatherLegs(state, account, extra)
   let nov = 0n
   let buyReserve = 0n
-  const grids: Grids[] = []
-  for (const leg of legs) {
-    const { market, v } = leg
-    const family = market.spec.family
-    let g: Grids | undefined
-    for (let i = 0; i < grids.length && g === undefined; i++) if (grids[i]!.family === family) g = grids[i]
-    if (!g) grids.push((g = { family, im: new Array<bigint>(v.im.length).fill(0n), mm: withMm ? new Array<bigint>(v.mm.length).fill(0n) : null }))
-    const held = BigInt(leg.held)
-    nov += held * v.lotValue
+  credits.length = legCount
+  for (let i = 0; i < legCount; i++) {
+    const { market, v, held, buyLots, buyTickLots, sellLots, sellTickLots } = legPool[i]!
+    nov += BigInt(held) * v.lotValue
     const spot = optionLinks(state, market).spot
-    if (leg.buyLots > 0) buyReserve += premiumOfTickLots(market, spot, leg.buyTickLots, v.spotTicks, true) + maxOptionFee(market, spot, leg.buyLots, v.spotTicks)
-    // Open sells count where they lose: what they would receive less the value they give away.
-    const sold = BigInt(leg.sellLots)
-    const credit = leg.sellLots > 0 ? premiumOfTickLots(market, spot, leg.sellTickLots, v.spotTicks, false) - sold * v.lotValue : 0n
-    addLeg(g.im, v.im, held, sold, credit)
-    if (g.mm) addLeg(g.mm, v.mm, held, sold, credit)
+    if (buyLots > 0) buyReserve += premiumOfTickLots(market, spot, buyTickLots, v.spotTicks, true) + maxOptionFee(market, spot, buyLots, v.spotTicks)
+    credits[i] = sellLots > 0 ? premiumOfTickLots(market, spot, sellTickLots, v.spotTicks, false) - BigInt(sellLots) * v.lotValue : 0n
   }
-  let im = 0n
-  let mm = 0n
-  for (const g of grids) {
-    im += worstLoss(g.im)
-    if (g.mm) mm += worstLoss(g.mm)
-  }
+  const { im, mm } = worstLosses(credits, withMm)
   const equity = cash + nov
   const available = (equity - im < cash ? equity - im : cash) - buyReserve
   return { cash, nov, equity, im, mm, buyReserve, available, locked: cash - available }

@@ -44,6 +44,11 @@ export interface OptionValuation {
   /** Per-lot P&L of a long under the 18 scenarios, at the initial and maintenance ranges. */
   readonly im: readonly bigint[]
   readonly mm: readonly bigint[]
+  /** The same as doubles (each is an integer well inside 2^53), and the largest magnitude among them:
+   * the options bucket sums in doubles while that is exact (optionMargin.ts). */
+  readonly imPerLot: Float64Array
+  readonly mmPerLot: Float64Array
+  readonly maxAbsPerLot: number
 }
 
 /** An option's linked markets: the family's spot (the index) and the matching future (or null). */
@@ -107,6 +112,12 @@ function value(market: MarketRuntime, links: OptionLinks, spotMark: Mark, forwar
   const vol = smileVol(smileAt(terms.pricing.volSurface, left / DAY_MS), forward, terms.strike, timeYears)
   const input: Black76Input = { forward, strike: terms.strike, timeYears, vol, rate: terms.pricing.rate, isCall: terms.isCall }
   const range = (pct: string) => Number(pct) / 100
+  const im = optionRiskArray(input, terms.lotSize, range(market.spec.initialMarginPct))
+  const mm = optionRiskArray(input, terms.lotSize, range(market.spec.maintenanceMarginPct))
+  const imPerLot = Float64Array.from(im, Number)
+  const mmPerLot = Float64Array.from(mm, Number)
+  let maxAbsPerLot = 0
+  for (const x of [...imPerLot, ...mmPerLot]) maxAbsPerLot = Math.max(maxAbsPerLot, Math.abs(x))
   return {
     spotMark,
     forwardMark,
@@ -115,8 +126,11 @@ function value(market: MarketRuntime, links: OptionLinks, spotMark: Mark, forwar
     spotTicks: D(spotMark.price).div(links.spot.tick).toDecimalPlaces(0, D.ROUND_HALF_UP).toNumber(),
     input,
     lotValue: optionLotValue(input, terms.lotSize),
-    im: optionRiskArray(input, terms.lotSize, range(market.spec.initialMarginPct)),
-    mm: optionRiskArray(input, terms.lotSize, range(market.spec.maintenanceMarginPct)),
+    im,
+    mm,
+    imPerLot,
+    mmPerLot,
+    maxAbsPerLot,
   }
 }
 

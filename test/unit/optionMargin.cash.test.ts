@@ -62,3 +62,20 @@ describe('the options bucket pays premiums in cash', () => {
     expect({ ...b, equity: 0n }).toEqual({ cash: ref.cash, nov: ref.nov, equity: 0n, im: ref.im, mm: ref.mm, buyReserve: ref.buyReserve, available: ref.available, locked: ref.locked })
   })
 })
+
+describe('the options bucket stays exact past what doubles hold', () => {
+  it('margins a short whose scenario losses exceed 2^53 micro-USDC as the reference does', () => {
+    // A hundred million BTC of calls offered, and an odd lot so that the sums are odd: each scenario's
+    // loss is past 2^53 micro-USDC, where the bucket's fast sum in doubles would round (it answers
+    // ...560 for ...524), so it must take the exact sum.
+    const amountMicro = String(10n ** 13n * USDC)
+    h.ok({ type: 'Faucet', userId: 'whale', amountMicro, dailyCapMicro: amountMicro })
+    h.ok({ type: 'Transfer', userId: 'whale', from: 'wallet', to: 'options', amountMicro })
+    expect(opt('whale', { side: 'sell', price: '0.2000', quantity: '100000000.01' })).toMatchObject({ ok: true, value: { status: 'open' } })
+    const whale = h.engine.state.accounts.get('whale')!
+    const b = optionsBucket(h.engine.state, whale)
+    expect(b.im).toBeGreaterThan(2n ** 53n)
+    const ref = referenceOptionMargin(h.engine.state, whale)
+    expect([b.im, b.mm, b.available, b.locked]).toEqual([ref.im, ref.mm, ref.available, ref.locked])
+  })
+})
