@@ -2,6 +2,7 @@
 // GraphQL (createApiKey) so both refuse the same inputs with 400 INVALID_REQUEST and `details.issues`.
 import { z } from 'zod'
 import { DomainError } from '../domain/errors.js'
+import { requestIssues } from '../domain/requestIssues.js'
 import { isAllowlistEntry, MAX_ALLOWED_IPS } from './ipAllowlist.js'
 
 /** Ten years: long enough for any integration, short enough that a date stays in range. */
@@ -30,6 +31,6 @@ export type ApiKeyRequest = z.output<typeof apiKeyRequest>
 
 export function parseApiKeyRequest(input: unknown): ApiKeyRequest {
   const r = apiKeyRequest.safeParse(input)
-  if (!r.success) throw new DomainError('INVALID_REQUEST', 'Invalid API key request', { issues: z.treeifyError(r.error) })
+  if (!r.success) throw new DomainError('INVALID_REQUEST', 'Invalid API key request', { issues: requestIssues(r.error) })
   return r.data
 }

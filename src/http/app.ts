@@ -1,19 +1,23 @@
 // The HTTP host: Fastify with correlation ids and one error shape, CORS, cookies and access control,
-// the REST route table, yoga at /graphql, operator routes under /admin, and the health probes.
+// the REST route table, yoga at /graphql, operator routes under /admin, the health probes, and the
+// API reference (/openapi.json, /docs) describing all of them.
 import cookie from '@fastify/cookie'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify'
 import type { GraphQLSchema } from 'graphql'
 import { registerCors } from '../auth/cors.js'
 import { callerOf, installAuth } from '../auth/httpAuth.js'
 import { newId } from '../domain/ids.js'
 import { createContext } from '../graphql/context.js'
 import { createGraphQLServer } from '../graphql/yoga.js'
-import { registerAdminRoutes } from '../rest/adminRoutes.js'
+import { adminRoutes, registerAdminRoutes } from '../rest/adminRoutes.js'
 import { runRoute, type CompiledRoute } from '../rest/executor.js'
+import { documentRestRoute, type DocumentedRoute } from '../rest/openapi.js'
 import type { Services } from '../services/services.js'
 import { DomainError, errorBody } from '../domain/errors.js'
 import { ConnectionCaps } from '../streams/connectionCaps.js'
+import { streamRouteDocs } from '../streams/streamDocs.js'
 import { installStreams } from '../streams/streamServer.js'
+import { registerDocs, serviceRouteDocs } from './docs.js'
 import { installErrorHandling, onClientError, onFrameworkError } from './errors.js'
 
 export interface HttpOptions {
@@ -25,6 +29,12 @@ export interface HttpOptions {
 }
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{8,128}$/
+
+const registered = new WeakMap<FastifyInstance, Array<Pick<RouteOptions, 'method' | 'url'>>>()
+
+/** Every route registered on an app built by buildHttp (HEAD and OPTIONS included), for the test
+ * that holds the OpenAPI document to them. */
+export const registeredRoutes = (app: FastifyInstance): ReadonlyArray<Pick<RouteOptions, 'method' | 'url'>> => registered.get(app) ?? []
 
 export function buildHttp(o: HttpOptions): FastifyInstance {
   const { config, log } = o.services
@@ -42,6 +52,11 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
+  })
+  const routes: Array<Pick<RouteOptions, 'method' | 'url'>> = []
+  registered.set(app, routes)
+  app.addHook('onRoute', (r) => {
+    routes.push({ method: r.method, url: r.url })
   })
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Correlation-Id', req.id)
@@ -110,6 +125,13 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
       userId: req.credential.principal?.userId,
     }))
   }
+
+  registerDocs(app, (): DocumentedRoute[] => [
+    ...o.routes.map(documentRestRoute),
+    ...(config.adminToken ? adminRoutes.map((r): DocumentedRoute => ({ ...r, auth: 'admin', responses: [{ status: 200, description: r.summary, schema: r.response }] })) : []),
+    ...streamRouteDocs,
+    ...serviceRouteDocs,
+  ])
 
   app.get('/health', async () => ({ status: 'ok' }))
   app.get('/ready', async (_req, reply) => {

@@ -47,3 +47,10 @@ export const nodes = (connection: { edges: Array<{ node: unknown }> }) => connec
 /** The X-Next-Cursor header of a paged list: the cursor of the next page, when there is one. */
 export const nextCursor = (connection: { pageInfo: { hasNextPage: boolean; endCursor: string | null } }): Record<string, string> =>
   connection.pageInfo.hasNextPage && connection.pageInfo.endCursor ? { 'X-Next-Cursor': connection.pageInfo.endCursor } : {}
+
+/** An object without its null and undefined fields: what the request left out, GraphQL gets as absent. */
+export function present<T extends Record<string, unknown>>(o: T): { [K in keyof T]: Exclude<T[K], null> } {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(o)) if (v !== null && v !== undefined) out[k] = v
+  return out as { [K in keyof T]: Exclude<T[K], null> }
+}

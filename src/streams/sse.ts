@@ -13,10 +13,11 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { DomainError, errorBody } from '../domain/errors.js'
-import { queryString, requiredQuery } from '../rest/requestFields.js'
+import { parsePart } from '../rest/requestSchema.js'
 import type { Services } from '../services/services.js'
 import type { ConnectionCaps } from './connectionCaps.js'
 import { sseText, type Frame } from './frame.js'
+import { sseQueries } from './streamDocs.js'
 import { slowConsumer, type OpenStream, type StreamOpener, type Subscriber } from './subscriber.js'
 
 export interface SseHost {
@@ -147,15 +148,14 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
   return reply
 }
 
-const query = (req: FastifyRequest) => ({ params: {}, query: req.query as Record<string, unknown>, body: undefined })
 
 export function registerSseRoutes(app: FastifyInstance, host: SseHost): void {
   const streams = host.services.streams
   const route = (path: string, auth: 'public' | 'read', opener: (req: FastifyRequest) => StreamOpener) =>
     app.get(path, { config: { auth } }, (req, reply) => serve(host, req, reply, opener(req)))
 
-  route('/perps/book-stream', 'public', (req) => streams.book(requiredQuery(query(req), 'marketId'), 'linear'))
-  route('/markets/board/stream', 'public', (req) => streams.board(queryString(query(req), 'underlying') ?? 'BTC'))
-  route('/stream/options/ticks', 'public', (req) => streams.ticks(queryString(query(req), 'underlying') ?? 'BTC'))
+  route('/perps/book-stream', 'public', (req) => streams.book(parsePart(sseQueries.book, req.query, 'query').marketId, 'linear'))
+  route('/markets/board/stream', 'public', (req) => streams.board(parsePart(sseQueries.board, req.query, 'query').underlying ?? 'BTC'))
+  route('/stream/options/ticks', 'public', (req) => streams.ticks(parsePart(sseQueries.ticks, req.query, 'query').underlying ?? 'BTC'))
   route('/portfolio/balances/stream', 'read', (req) => streams.balances(req.credential.principal!))
 }

@@ -3,6 +3,7 @@
 // (PostgreSQL refuses NUL in text, so each of these was a 500), is 400 INVALID_REQUEST; nothing earns a
 // 500 or changes anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { compileRoutes } from '../../src/rest/executor.js'
 import { schema } from '../../src/graphql/schema.js'
 import { expectError, fundPerps, signIn, type SignedIn } from '../support/auth.js'
@@ -45,7 +46,7 @@ describe('path ids', () => {
   })
 
   it('a REST route must declare each of its path parameters', () => {
-    const route = { method: 'GET', path: '/x/:id', auth: 'public', operation: '{ __typename }', shape: () => ({}) } as const
+    const route = { method: 'GET', path: '/x/:id', auth: 'public', operation: '{ __typename }', shape: () => ({}), response: z.object({}), summary: 'x', tag: 'Service' } as const
     expect(() => compileRoutes(schema, [route])).toThrow(/declare path parameter\(s\) id/)
   })
 })
