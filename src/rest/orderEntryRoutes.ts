@@ -5,10 +5,10 @@
 // preview count against the order-path rate limit.
 import { z } from 'zod'
 import { MARGIN_MODES, ORDER_TYPES, SIDES, TIME_IN_FORCE } from '../domain/orders.js'
-import { coded, flag, marketId, namedRequest, price, quantity, text, ulidPath, upper } from './requestSchema.js'
+import { coded, flag, marketId, namedRequest, price, quantity, text, ulidPath } from './requestSchema.js'
 import { BulkQuoteResult, CancelAllResult, Order, PreviewResult, QuoteResult } from './responseSchemas.js'
 import { defineRoute, type RestRoute } from './route.js'
-import { lower, present } from './shapes.js'
+import { lower } from './shapes.js'
 
 export const ORDER_FIELDS = /* GraphQL */ `
   fragment RestOrder on Order {
@@ -43,9 +43,34 @@ export const orderRequest = namedRequest(
   }).meta({ description: 'An order. `type` limit (default) or market; `price` is required for limit orders.' }),
 )
 
-/** The checked order request as PlaceOrderInput (absent and null alike left out; enums upper case). */
-const orderInput = (b: z.output<typeof orderRequest>, kind: RestKind) =>
-  present({ ...b, kind, type: upper(b.type ?? undefined), side: upper(b.side), timeInForce: upper(b.timeInForce ?? undefined), marginMode: upper(b.marginMode ?? undefined) })
+/**
+ * The checked order request as PlaceOrderInput: absent and null fields left out, enums upper case.
+ * Field by field, not by spreading: this is the order path, and a spread of zod's output costs ~10 µs.
+ */
+function orderInput(b: z.output<typeof orderRequest>, kind: RestKind): Record<string, unknown> {
+  const input: Record<string, unknown> = { marketId: b.marketId, kind, side: b.side.toUpperCase(), quantity: b.quantity }
+  if (b.clientOrderId != null) input['clientOrderId'] = b.clientOrderId
+  if (b.type != null) input['type'] = b.type.toUpperCase()
+  if (b.price != null) input['price'] = b.price
+  if (b.timeInForce != null) input['timeInForce'] = b.timeInForce.toUpperCase()
+  if (b.postOnly != null) input['postOnly'] = b.postOnly
+  if (b.reduceOnly != null) input['reduceOnly'] = b.reduceOnly
+  if (b.marginMode != null) input['marginMode'] = b.marginMode.toUpperCase()
+  if (b.stopPrice != null) input['stopPrice'] = b.stopPrice
+  if (b.takeProfitPrice != null) input['takeProfitPrice'] = b.takeProfitPrice
+  if (b.stopLossPrice != null) input['stopLossPrice'] = b.stopLossPrice
+  if (b.mmp != null) input['mmp'] = b.mmp
+  return input
+}
+
+/** `v` under `key` when it is neither null nor absent (GraphQL takes absent for default). */
+const put = (o: Record<string, unknown>, key: string, v: unknown) => {
+  if (v != null) o[key] = v
+  return o
+}
+
+type QuoteSide = { price: string; quantity: string; clientOrderId?: string | null | undefined }
+const sideInput = (q: QuoteSide) => put({ price: q.price, quantity: q.quantity }, 'clientOrderId', q.clientOrderId)
 
 const quoteSide = z
   .strictObject({ price: price(), quantity: quantity(), clientOrderId: text('Optional idempotency key of this side.').nullish() })
@@ -152,7 +177,7 @@ export function orderEntryRoutes(prefix: '/perps' | '', kind: RestKind): RestRou
       response: CancelAllResult,
       operation: `mutation RestCancelAll($marketId: String, $quoteId: String, $clientOrderId: String, $kind: MarketKind) {
         cancelAllOrders(marketId: $marketId, quoteId: $quoteId, clientOrderId: $clientOrderId, kind: $kind) { canceled ids } }`,
-      variables: ({ body }) => present({ ...body, kind }),
+      variables: ({ body }) => put(put(put({ kind }, 'marketId', body?.marketId), 'quoteId', body?.quoteId), 'clientOrderId', body?.clientOrderId),
       shape: (data) => data['cancelAllOrders'],
     }),
     defineRoute({
@@ -184,7 +209,7 @@ export function orderEntryRoutes(prefix: '/perps' | '', kind: RestKind): RestRou
       response: Order,
       operation: `mutation RestModify($id: String!, $price: Decimal, $quantity: Decimal, $kind: MarketKind) {
         modifyOrder(id: $id, price: $price, quantity: $quantity, kind: $kind) { ...RestOrder } } ${ORDER_FIELDS}`,
-      variables: ({ params, body }) => present({ id: params.id, price: body.price, quantity: body.quantity, kind }),
+      variables: ({ params, body }) => put(put({ id: params.id, kind }, 'price', body.price), 'quantity', body.quantity),
       shape: (data) => restOrder(data['modifyOrder']),
     }),
     defineRoute({
@@ -199,7 +224,12 @@ export function orderEntryRoutes(prefix: '/perps' | '', kind: RestKind): RestRou
       body: quoteRequest,
       response: QuoteResult,
       operation: `mutation RestQuote($input: PlaceQuoteInput!) { placeQuote(input: $input) { ${QUOTE_RESULT} } } ${ORDER_FIELDS}`,
-      variables: ({ body }) => ({ input: present({ ...body, kind, bid: body.bid ?? undefined, ask: body.ask ?? undefined }) }),
+      variables: ({ body }) => {
+        const input = put({ marketId: body.marketId, kind }, 'quoteId', body.quoteId)
+        if (body.bid) input['bid'] = sideInput(body.bid)
+        if (body.ask) input['ask'] = sideInput(body.ask)
+        return { input }
+      },
       shape: (data) => restQuote(data['placeQuote']),
     }),
     defineRoute({
@@ -222,7 +252,7 @@ export function orderEntryRoutes(prefix: '/perps' | '', kind: RestKind): RestRou
           quoteId: body.quoteId,
           cancelAll: body.cancelAll ?? false,
           amend: body.amend ?? false,
-          quotes: body.quotes.map((q) => present({ ...q, side: upper(q.side) })),
+          quotes: body.quotes.map((q) => put(sideInput(q), 'side', q.side.toUpperCase())),
         },
       }),
       shape: (data) => {
