@@ -61,7 +61,7 @@ export const marketRoutes: RestRoute[] = [
     tag: 'Market data',
     summary: 'Candles of a market',
     description: 'At most 90 days between `from` and `to` (a longer span is 400 `INVALID_TIME_RANGE`). Candle `timestamp` is the start, in unix seconds.',
-    errors: ['MARKET_NOT_FOUND', 'INVALID_TIME_RANGE'],
+    errors: ['INVALID_TIME_RANGE'],
     query: z.object({
       symbol: queryText('Market id, e.g. `BTC-PERP`.'),
       resolution: z.enum(RESOLUTIONS).optional().meta({ description: 'Minutes, or `D`/`1D` for days; default `15`.' }),
@@ -81,6 +81,7 @@ export const marketRoutes: RestRoute[] = [
     tag: 'Options trading',
     summary: 'Options board of an underlying',
     description: 'Every listed call and put with bid, ask, last price, open interest, 24 h volume, theoretical mark, implied volatility and delta; `expiryForwards` maps each expiry to the forward it is priced on (Black-76).',
+    errors: ['PRODUCT_NOT_FOUND'],
     query: z.object({ underlying: queryText('Default `BTC`.').optional() }),
     response: OptionsBoard,
     operation: `query RestBoard($underlying: String!) { optionsBoard(underlying: $underlying) {

@@ -27,7 +27,7 @@ const sse = (path: string, auth: 'public' | 'read', summary: string, description
   summary,
   description: `${description}\n\n${ENVELOPE}`,
   ...(query ? { query } : {}),
-  errors: ['CONNECTION_LIMIT', ...(path === '/perps/book-stream' ? (['INVALID_MARKET_ID', 'MARKET_NOT_FOUND'] as const) : [])],
+  errors: ['CONNECTION_LIMIT', path === '/perps/book-stream' ? 'MARKET_NOT_FOUND' : path === '/portfolio/balances/stream' ? 'KEY_REVOKED' : 'PRODUCT_NOT_FOUND'],
   responses: [{ status: 200, description: 'An event stream.', mediaType: 'text/event-stream', schema: z.string().meta({ description: 'Server-sent events.' }) }],
 })
 
