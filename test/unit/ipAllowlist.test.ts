@@ -41,7 +41,7 @@ describe('API key requests', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(DomainError)
       expect((err as DomainError).code).toBe('INVALID_REQUEST')
-      expect((err as DomainError).details?.['issues']).toMatchObject({ properties: { allowedIps: expect.any(Object) } })
+      expect((err as DomainError).details?.['issues']).toEqual([expect.objectContaining({ path: ['allowedIps', 0], code: 'custom' })])
     }
   })
 })
