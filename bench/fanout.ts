@@ -23,12 +23,12 @@ import { newId } from '../src/domain/ids.js'
 import { parseLinearOrder } from '../src/domain/orders.js'
 import { startExchange, type Exchange } from '../src/server.js'
 import { dropDatabase, withDatabase } from '../src/store/migrate.js'
-import type { ChildMessage, ParentMessage } from './fanoutClients.js'
-import { fmt, printLine } from './report.js'
+import type { ChildMessage, Delivery, ParentMessage, Percentiles } from './fanoutClients.js'
+import { fmt, percentile, printLine } from './report.js'
 
 const SUBSCRIBERS = 1_000
 const MARKET = 'BTC-PERP'
-const PHASE_SECONDS = 10
+const ROUND_SECONDS = 5
 const RATES = [50, 100]
 const MID = 100_000
 
@@ -108,80 +108,162 @@ async function drive(ex: Exchange, userId: string, rate: number, seconds: number
   return { sent: total, refused }
 }
 
+/** A delta as the graphql-ws clients received it: its sequence, result JSON, and ms after the round's first on the bus. */
+interface Sent {
+  seq: number
+  json: string
+  at: number
+}
+
 /**
  * The floor on this machine: a bare `ws` server speaking just enough graphql-transport-ws (ack, a
- * snapshot, then one `next` per delta with the same payload shape) to the same client process, sending
- * each delta to every socket at once, with no GraphQL, Redis, engine or backpressure.
+ * snapshot, then one `next` per delta) to its own client process, sending each delta to every socket
+ * at once (`ws.send` of the message string), with no GraphQL, Redis, engine or backpressure. It sends
+ * the very results the graphql-ws clients received in the round before at that rate (the same bytes
+ * but for the subscription id, which has the same length) at the moments they appeared on the bus
+ * (the same spacing, bursts included), starting each round with a snapshot at the sequence before them.
  */
-async function reference(outside: Outside, rate: number, seconds: number): Promise<void> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 })
-  await new Promise((r) => wss.once('listening', r))
-  const subscribers: Array<{ ws: WebSocket; prefix: string }> = []
-  const next = (seq: number, payload: unknown) => JSON.stringify({ data: { orderbook: { eventSeq: seq, engineTs: performance.timeOrigin + performance.now(), payload } } })
-  wss.on('connection', (ws) => {
-    ws.on('message', (raw) => {
-      const m = JSON.parse(String(raw)) as { type: string; id?: string }
-      if (m.type === 'connection_init') ws.send('{"type":"connection_ack"}')
-      if (m.type === 'subscribe') {
-        const prefix = `{"id":${JSON.stringify(m.id)},"type":"next","payload":`
-        subscribers.push({ ws, prefix })
-        ws.send(prefix + next(0, { kind: 'snapshot', sequence: 0, changes: null }) + '}')
-      }
+class Reference {
+  private readonly wss = new WebSocketServer({ host: '127.0.0.1', port: 0 })
+  private readonly subscribers: Array<{ ws: WebSocket; prefix: string }> = []
+  /** How long each delta's send loop took, ms (emptied by the caller). */
+  loops: number[] = []
+
+  constructor() {
+    this.wss.on('connection', (ws) => {
+      ws.on('message', (raw) => {
+        const m = JSON.parse(String(raw)) as { type: string; id?: string }
+        if (m.type === 'connection_init') ws.send('{"type":"connection_ack"}')
+        if (m.type === 'subscribe') {
+          const prefix = `{"id":${JSON.stringify(m.id)},"type":"next","payload":`
+          this.subscribers.push({ ws, prefix })
+          ws.send(prefix + snapshot(0) + '}')
+        }
+      })
     })
-  })
-  try {
-    const { port } = wss.address() as { port: number }
-    await outside.clients.request({ type: 'start', url: `ws://127.0.0.1:${port}`, clients: SUBSCRIBERS, marketId: MARKET }, 'ready')
-    await outside.clients.request({ type: 'begin' }, 'begun')
-    const total = rate * seconds
+  }
+
+  async url(): Promise<string> {
+    await new Promise((r) => (this.wss.address() ? r(null) : this.wss.once('listening', r)))
+    return `ws://127.0.0.1:${(this.wss.address() as { port: number }).port}`
+  }
+
+  /** One round: the deltas of a graphql-ws round, sent with the spacing they had on its bus. */
+  async round(clients: Child, sent: Sent[]): Promise<RoundStats> {
+    await clients.request({ type: 'begin', capture: false }, 'begun')
+    this.sendAll(snapshot(sent[0]!.seq - 1))
+    await new Promise((r) => setTimeout(r, 200))
     const busTimes: Array<[number, number]> = []
     const t0 = performance.now()
-    for (let seq = 1; seq <= total; seq++) {
-      await pace(t0 + ((seq - 1) * 1000) / rate)
-      const json = next(seq, { kind: 'delta', sequence: seq, changes: [{ side: 'BID', price: String(MID - 1_000 - (seq % 500)), size: '0.001' }] })
-      busTimes.push([seq, performance.timeOrigin + performance.now()])
-      for (const s of subscribers) s.ws.send(s.prefix + json + '}')
+    for (const { seq, json, at } of sent) {
+      await pace(t0 + at)
+      const t = performance.now()
+      busTimes.push([seq, performance.timeOrigin + t])
+      this.sendAll(json)
+      this.loops.push(performance.now() - t)
     }
-    const s = await outside.clients.request({ type: 'end', untilSeq: total, timeoutMs: 30_000, busTimes }, 'stats')
-    printLine(
-      `reference: bare ws server, same clients and messages, ${rate} deltas/s`,
-      `${fmt(s.received / ((s.lastMs - s.firstMs) / 1000))} msg/s delivered, loss ${fmt(total * SUBSCRIBERS - s.received)}, ` +
-        `latency p50 ${fmt(s.fromBus.p50, 1)} / p99 ${fmt(s.fromBus.p99, 1)} / max ${fmt(s.fromBus.max, 1)} ms`,
-    )
-  } finally {
-    for (const c of wss.clients) c.terminate()
-    await new Promise((r) => wss.close(r))
+    return clients.request({ type: 'end', untilSeq: sent.at(-1)!.seq, expected: sent.length, timeoutMs: 30_000, busTimes }, 'stats')
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.wss.clients) c.terminate()
+    await new Promise((r) => this.wss.close(r))
+  }
+
+  private sendAll(json: string): void {
+    for (const s of this.subscribers) s.ws.send(s.prefix + json + '}')
   }
 }
 
+/** A snapshot result the clients take as their new starting sequence. */
+const snapshot = (seq: number) =>
+  JSON.stringify({ data: { orderbook: { eventSeq: seq, engineTs: Date.now(), payload: { kind: 'snapshot', sequence: seq, changes: null } } } })
+
 interface Outside {
-  clients: Child
+  /** graphql-ws clients of the exchange, and of the reference server. */
+  exchange: Child
+  reference: Child
   watcher: Child
+  ref: Reference
 }
 
-async function phase(ex: Exchange, outside: Outside, userId: string, rate: number, seconds: number, report: boolean): Promise<void> {
+type RoundStats = Extract<ChildMessage, { type: 'stats' }>
+
+/** One round against the exchange: the engine driven at `rate` for `seconds`, every delta awaited. */
+async function exchangeRound(ex: Exchange, outside: Outside, userId: string, rate: number, seconds: number) {
   const before = (await ex.services.marketData.orderbook(MARKET)).sequence
-  await Promise.all([outside.clients.request({ type: 'begin' }, 'begun'), outside.watcher.request({ type: 'begin' }, 'begun')])
+  await Promise.all([outside.exchange.request({ type: 'begin', capture: true }, 'begun'), outside.watcher.request({ type: 'begin', capture: false }, 'begun')])
   let rss = process.memoryUsage().rss
   const sampler = setInterval(() => (rss = Math.max(rss, process.memoryUsage().rss)), 100)
-  const t0 = performance.now()
   const { refused } = await drive(ex, userId, rate, seconds)
-  const driveSeconds = (performance.now() - t0) / 1000
   const untilSeq = (await ex.services.marketData.orderbook(MARKET)).sequence
   const { times } = await outside.watcher.request({ type: 'busTimes', untilSeq, timeoutMs: 30_000 }, 'busTimes')
-  const s = await outside.clients.request({ type: 'end', untilSeq, timeoutMs: 30_000, busTimes: times }, 'stats')
+  const s = await outside.exchange.request({ type: 'end', untilSeq, expected: untilSeq - before, timeoutMs: 30_000, busTimes: times }, 'stats')
   clearInterval(sampler)
-  if (!report) return
-  const deltas = untilSeq - before
-  const expected = deltas * SUBSCRIBERS
-  const ms = (p: { p50: number; p99: number; max: number }) => `p50 ${fmt(p.p50, 1)} / p99 ${fmt(p.p99, 1)} / max ${fmt(p.max, 1)} ms`
-  printLine(
-    `fan-out: ${fmt(SUBSCRIBERS)} graphql-ws subscribers of one book, ${rate} deltas/s`,
-    `${fmt(s.received / ((s.lastMs - s.firstMs) / 1000))} msg/s delivered, loss ${fmt(expected - s.received)} (gaps ${s.gaps}, clients behind ${s.behind}), ` +
-      `server RSS ${fmt(rss / 2 ** 20)} MiB (${fmt(deltas)} deltas in ${fmt(driveSeconds, 1)} s${refused ? `, ${refused} commands refused` : ''})`,
-  )
-  printLine('    latency from the event\'s engineTs (engine + commit + bus + fan-out)', ms(s.fromEngine))
-  printLine('    latency from the event on the Redis bus (API node fan-out)', ms(s.fromBus))
+  const bus = new Map(times)
+  const t0 = bus.get(s.captured[0]?.[0] ?? NaN) ?? 0
+  const sent: Sent[] = s.captured.map(([seq, json]) => ({ seq, json, at: (bus.get(seq) ?? t0) - t0 }))
+  return { ...s, sent, rss, refused }
+}
+
+const ms = (p: Percentiles) => `p50 ${fmt(p.p50, 1)} / p99 ${fmt(p.p99, 1)} / max ${fmt(p.max, 1)} ms`
+const delivered = (d: Delivery) =>
+  `${fmt(d.received / d.seconds)} msg/s; received ${fmt(d.received)} of ${fmt(d.expected)} (loss ${fmt(d.expected - d.received)}), ` +
+  `each client ${fmt(d.minPerClient)}..${fmt(d.maxPerClient)} of ${fmt(d.expected / d.clients / 3)} per round, clients with gaps ${d.gaps}, behind ${d.behind}`
+
+/** p50 / p99 of how long the server's loop over the subscribers took per delta. */
+function loopTimes(xs: number[]): string {
+  const sorted = xs.sort((a, b) => a - b)
+  return `p50 ${fmt(percentile(sorted, 0.5), 2)} / p99 ${fmt(percentile(sorted, 0.99), 2)} ms`
+}
+
+/**
+ * One rate: graphql-ws and reference rounds alternated (ABBAAB: load from elsewhere on the machine
+ * falls on both alike), each side's latencies pooled over its rounds; the ratio of the p99s is the
+ * figure the fan-out is held to.
+ */
+async function compare(ex: Exchange, outside: Outside, userId: string, rate: number, hubLoops: number[]): Promise<void> {
+  let sent: Sent[] = []
+  let rss = 0
+  let refused = 0
+  const p99s: Record<'graphql' | 'reference', number[]> = { graphql: [], reference: [] }
+  hubLoops.length = 0
+  outside.ref.loops = []
+  for (const side of ['graphql', 'reference', 'reference', 'graphql', 'graphql', 'reference'] as const) {
+    if (side === 'graphql') {
+      const s = await exchangeRound(ex, outside, userId, rate, ROUND_SECONDS)
+      sent = s.sent
+      rss = Math.max(rss, s.rss)
+      refused += s.refused
+      p99s.graphql.push(s.fromBus.p99)
+    } else {
+      p99s.reference.push((await outside.ref.round(outside.reference, sent)).fromBus.p99)
+    }
+  }
+  const g = await outside.exchange.request({ type: 'pooled' }, 'pooled')
+  const r = await outside.reference.request({ type: 'pooled' }, 'pooled')
+  const rounds = (xs: number[]) => xs.map((x) => fmt(x, 1)).join(', ')
+  console.log(`fan-out to ${fmt(SUBSCRIBERS)} subscribers of one book at ${rate} deltas/s (3 rounds of ${ROUND_SECONDS} s each side, alternated)`)
+  printLine('    graphql-ws, from the event on the Redis bus', `${ms(g.fromBus)} (rounds' p99 ${rounds(p99s.graphql)})`)
+  printLine('    graphql-ws, from the event\'s engineTs (+ engine, commit)', ms(g.fromEngine))
+  printLine('    bare ws server, same messages, from its send', `${ms(r.fromBus)} (rounds' p99 ${rounds(p99s.reference)})`)
+  printLine('    ratio graphql-ws / bare ws', `p99 ${fmt(g.fromBus.p99 / r.fromBus.p99, 2)} (target ≤ 1.30), p50 ${fmt(g.fromBus.p50 / r.fromBus.p50, 2)}`)
+  printLine('    server loop over the subscribers per delta', `graphql-ws ${loopTimes(hubLoops)}, bare ws ${loopTimes(outside.ref.loops)}`)
+  printLine('    graphql-ws delivery', `${delivered(g.delivery)}; server RSS ${fmt(rss / 2 ** 20)} MiB${refused ? `; ${refused} commands refused` : ''}`)
+  printLine('    bare ws delivery', delivered(r.delivery))
+}
+
+/** Times the hub's delivery of each event of `channel` to its listeners (the graphql-ws side's send loop). */
+function timeHub(ex: Exchange, channel: string): number[] {
+  const loops: number[] = []
+  const hub = ex.services.streams.hub as unknown as { deliver(channel: string, message: string): void }
+  const deliver = hub.deliver.bind(hub)
+  hub.deliver = (c, message) => {
+    const t = performance.now()
+    deliver(c, message)
+    if (c === channel) loops.push(performance.now() - t)
+  }
+  return loops
 }
 
 export async function benchFanout(): Promise<void> {
@@ -212,16 +294,23 @@ export async function benchFanout(): Promise<void> {
     await ex.services.commands.execute({ type: 'UpdateMarks', marks })
     const userId = await fundedUser(ex)
 
-    outside = { clients: new Child(), watcher: new Child() }
+    outside = { exchange: new Child(), reference: new Child(), watcher: new Child(), ref: new Reference() }
     await outside.watcher.request({ type: 'watch', redisUrl: config.redisUrl, channel: ex.keys.eventChannel(`book:${MARKET}`) }, 'watching')
     const t0 = performance.now()
-    const ready = await outside.clients.request({ type: 'start', url: `${ex.url!.replace(/^http/, 'ws')}/graphql`, clients: SUBSCRIBERS, marketId: MARKET }, 'ready')
-    console.log(`${fmt(SUBSCRIBERS)} subscribers connected and snapshotted in ${fmt(performance.now() - t0)} ms (snapshot sequences ${ready.snapshotSeqs.join('..')})`)
-    await phase(ex, outside, userId, 20, 2, false) // warm-up
-    for (const rate of RATES) await phase(ex, outside, userId, rate, PHASE_SECONDS, true)
-    for (const rate of RATES) await reference(outside, rate, PHASE_SECONDS)
+    const ready = await outside.exchange.request({ type: 'start', url: `${ex.url!.replace(/^http/, 'ws')}/graphql`, clients: SUBSCRIBERS, marketId: MARKET }, 'ready')
+    console.log(`${fmt(SUBSCRIBERS)} graphql-ws subscribers connected and snapshotted in ${fmt(performance.now() - t0)} ms (snapshot sequences ${ready.snapshotSeqs.join('..')})`)
+    await outside.reference.request({ type: 'start', url: await outside.ref.url(), clients: SUBSCRIBERS, marketId: MARKET }, 'ready')
+    // Warm-up, both sides, then emptied pools.
+    const hubLoops = timeHub(ex, ex.keys.eventChannel(`book:${MARKET}`))
+    const warm = await exchangeRound(ex, outside, userId, 20, 2)
+    await outside.ref.round(outside.reference, warm.sent)
+    await Promise.all([outside.exchange.request({ type: 'pooled' }, 'pooled'), outside.reference.request({ type: 'pooled' }, 'pooled')])
+    for (const rate of RATES) await compare(ex, outside, userId, rate, hubLoops)
   } finally {
-    if (outside) await Promise.all([outside.clients.stop(), outside.watcher.stop()])
+    if (outside) {
+      await Promise.all([outside.exchange.stop(), outside.reference.stop(), outside.watcher.stop()])
+      await outside.ref.close()
+    }
     await ex.stop()
     const redis = await connectRedis(config.redisUrl, 'bench-cleanup')
     try {
