@@ -7,9 +7,10 @@
 // credential's own code (KEY_REVOKED, INVALID_TOKEN), as over HTTP.
 //
 // Fan-out: every subscriber of a stream receives the same Frame object from the hub, so the GraphQL
-// result of one frame for one document and variables is executed and serialized once and shared (a book
-// with a thousand subscribers executes each delta once, not a thousand times), and each subscriber's
-// `next` message is written straight to its socket within the buffer limit (src/streams/socketFeed.ts).
+// result of one frame for one document and variables is executed and serialized (to UTF-8 bytes) once
+// and shared (a book with a thousand subscribers executes each delta once, not a thousand times); each
+// subscriber's `next` message is its own id's head and those bytes, written straight to its socket
+// within the buffer limit (src/streams/socketFeed.ts).
 import { createSourceEventStream, execute, GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import type { WebSocket, WebSocketServer } from 'ws'
@@ -52,16 +53,28 @@ interface Operation {
 
 /** By GraphQL context (one per operation). */
 const operations = new WeakMap<object, Operation>()
-/** A result as subscribers share it: its JSON when error-free, else the result (serialized per subscriber). */
-type Shared = string | ExecutionResult
+
+/** A frame's result, and its `next` payload with the message's closing brace as UTF-8 when error-free. */
+interface Output {
+  result: ExecutionResult
+  /** Null when the result has errors: those carry each connection's own correlation id. */
+  bytes: Buffer | null
+}
+
 /**
- * Results by frame and operation key, computed by the first subscriber and reused by the rest: the JSON
- * of an error-free result, or an execution still running. A result with errors is not kept: its errors
- * carry each connection's own correlation id.
+ * The subscriptions of one key (document, operation name, variables) on this node: they all get the
+ * same frames from the hub in the same order, so the last frame's output, computed by the first of them
+ * to receive it, serves the rest (a frame goes to all of them before the next one arrives).
  */
-const serialized = new WeakMap<object, Map<string, string | Promise<Shared>>>()
+interface Shared {
+  frame: object | null
+  output: Output | Promise<Output> | null
+  users: number
+}
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown }).then === 'function'
+
+const outputOf = (result: ExecutionResult): Output => ({ result, bytes: result.errors?.length ? null : Buffer.from(`${JSON.stringify(result)}}`) })
 
 export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
   const { services } = d
@@ -69,38 +82,50 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
   const log = services.log
   const rewrite = (errors: readonly GraphQLError[], correlationId: string) =>
     errors.map((e) => toClientGraphQLError(e instanceof GraphQLError ? e : new GraphQLError(String(e)), correlationId, log).toJSON())
-  const serialize = (r: ExecutionResult, correlationId: string) =>
-    JSON.stringify(r.errors?.length ? { ...r, errors: rewrite(r.errors, correlationId) } : r)
+  /** By key, while a subscription with it is open. */
+  const sharedByKey = new Map<string, Shared>()
 
-  /** The `next` payload of one frame for one operation, as JSON; shared unless it carries errors. */
-  function payloadJson(args: ExecutionArgs, frame: object, op: Operation): string | Promise<string> {
-    let byKey = serialized.get(frame)
-    if (!byKey) serialized.set(frame, (byKey = new Map()))
-    const own = (s: Shared) => (typeof s === 'string' ? s : serialize(s, op.correlationId))
-    const cached = byKey.get(op.key)
-    if (cached !== undefined) return isPromise(cached) ? cached.then(own) : cached
-    const result = execute({ ...args, rootValue: frame })
-    if (isPromise(result)) {
-      const shared = result.then((r): Shared => (r.errors?.length ? r : JSON.stringify(r)))
-      byKey.set(op.key, shared)
-      const forget = () => byKey.delete(op.key)
-      shared.then((s) => {
-        if (typeof s !== 'string') forget()
-      }, forget)
-      return shared.then(own)
-    }
-    const json = serialize(result, op.correlationId)
-    if (!result.errors?.length) byKey.set(op.key, json)
-    return json
+  function share(key: string): { shared: Shared; release(): void } {
+    let shared = sharedByKey.get(key)
+    if (!shared) sharedByKey.set(key, (shared = { frame: null, output: null, users: 0 }))
+    shared.users++
+    const s = shared
+    return { shared: s, release: () => --s.users === 0 && sharedByKey.delete(key) }
   }
 
   /**
+   * The `next` payload of one frame for one operation, executed once for all the operations with its
+   * key. A result with errors is not shared: each operation executes its own (its errors name its
+   * connection's correlation id, and a field may fail for one caller and not another).
+   */
+  function payload(args: ExecutionArgs, frame: object, op: Operation, shared: Shared): Buffer | Promise<Buffer> {
+    const first = shared.frame !== frame
+    if (first) {
+      const result = execute({ ...args, rootValue: frame })
+      shared.frame = frame
+      shared.output = isPromise(result) ? result.then(outputOf) : outputOf(result)
+    }
+    const own = (o: Output): Buffer | Promise<Buffer> => {
+      if (o.bytes) return o.bytes
+      if (first) return ownBytes(o.result, op)
+      const result = execute({ ...args, rootValue: frame })
+      return isPromise(result) ? result.then((r) => ownBytes(r, op)) : ownBytes(result, op)
+    }
+    const output = shared.output!
+    return isPromise(output) ? output.then(own) : own(output)
+  }
+
+  const ownBytes = (r: ExecutionResult, op: Operation) =>
+    Buffer.from(`${JSON.stringify(r.errors?.length ? { ...r, errors: rewrite(r.errors, op.correlationId) } : r)}}`)
+
+  /**
    * The fan-out path: frames are written to the socket as the protocol's `next` messages as soon as
-   * they come, within the socket's buffer limit. graphql-ws keeps the handshake, subscribe, complete,
-   * error and keep-alive; the iterator it gets ends when the stream does.
+   * they come, within the socket's buffer limit: the subscription's own head (`{"id":…,"type":"next",
+   * "payload":`, encoded once) and the shared payload bytes. graphql-ws keeps the handshake, subscribe,
+   * complete, error and keep-alive; the iterator it gets ends when the stream does.
    */
   function sendDirect(queue: FrameQueue, args: ExecutionArgs, op: Operation): AsyncIterableIterator<ExecutionResult> {
-    const prefix = `{"id":${JSON.stringify(op.id)},"type":"next","payload":`
+    const head = Buffer.from(`{"id":${JSON.stringify(op.id)},"type":"next","payload":`)
     const at = 'graphqlWs#sendDirect'
     const feed = new SocketFeed(
       op.socket,
@@ -112,16 +137,22 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
       },
       (bufferedAmount) => log.info({ at, bufferedAmount }, 'slow stream consumer conflated'),
     )
-    const write = (json: string) => feed.send(prefix + json + '}')
+    const { shared, release } = share(op.key)
+    const write = (bytes: Buffer) => feed.sendBytes(head, bytes)
     // Results are written in frame order; an asynchronous one holds the ones after it.
     let pending: Promise<void> | null = null
     const ended = queue.direct((frame) => {
-      const json = payloadJson(args, frame, op)
-      if (pending === null && !isPromise(json)) return write(json)
+      const bytes = payload(args, frame, op, shared)
+      if (pending === null && !isPromise(bytes)) return write(bytes)
+      // Its failure ends the stream through the chain below, possibly after it settles.
+      if (isPromise(bytes)) bytes.catch(() => {})
       const prev: Promise<unknown> = pending ?? Promise.resolve()
-      pending = prev.then(() => json).then(write, (err: unknown) => queue.end(err))
+      pending = prev.then(() => bytes).then(write, (err: unknown) => queue.end(err))
     })
-    const done = ended.finally(() => feed.close())
+    const done = ended.finally(() => {
+      feed.close()
+      release()
+    })
     done.catch(() => {})
     return {
       next: () => done.then(() => ({ value: undefined, done: true as const })),

@@ -6,42 +6,57 @@
 // The first message to a socket in a tick is written at once; any further ones in the same tick are held
 // and leave together at the end of it: when the node is busy and events arrive in bursts, a burst costs
 // each subscriber two system calls instead of one per event, while a lone event is not delayed.
+// A fan-out message made of bytes shared by every subscriber (sendBytes) is framed here and written to
+// the TCP socket as one buffer: ws would write its header and the payload as two chunks, one more
+// allocation and a vectored write per message and socket. ws writes its own frames (graphql-ws's
+// handshake, errors, pings) whole and in order, and without permessage-deflate nothing of a message
+// waits in ws, so frames from the two never interleave; ws.bufferedAmount counts both.
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
+import { textFrame } from './textFrame.js'
 
 /** How often a conflated stream looks whether its socket has drained. */
 const DRAIN_CHECK_MS = 50
 
-/** The TCP socket under each upgraded WebSocket (the one handed to handleUpgrade). */
-const transports = new WeakMap<WebSocket, Duplex>()
-/** Sockets written to in this tick, and those of them holding writes until its end. */
-let written: Set<Duplex> | null = null
-let corked = new Set<Duplex>()
+/** The TCP socket under an upgraded WebSocket (the one handed to handleUpgrade), and its writes this tick. */
+interface Transport {
+  readonly socket: Duplex
+  /** The tick of its last write (see `tick`). */
+  tick: number
+  corked: boolean
+}
+
+const transports = new WeakMap<WebSocket, Transport>()
+/** Counts ticks in which something was written; a transport written to in this one holds further writes. */
+let tick = 0
+let endScheduled = false
+const corked: Transport[] = []
 
 export function adoptTransport(ws: WebSocket, socket: Duplex): void {
-  transports.set(ws, socket)
+  transports.set(ws, { socket, tick: -1, corked: false })
 }
 
 function endOfTick(): void {
-  const held = corked
-  written = null
-  corked = new Set()
-  for (const socket of held) socket.uncork()
+  endScheduled = false
+  tick++
+  for (const t of corked.splice(0)) {
+    t.corked = false
+    t.socket.uncork()
+  }
 }
 
-/** Before a send: the socket's second message in this tick and the ones after wait for its end. */
-function batchWithinTick(ws: WebSocket): void {
-  const socket = transports.get(ws)
-  if (!socket) return
-  if (!written) {
-    written = new Set()
+/** Before a write: the socket's second message in this tick and the ones after wait for its end. */
+function batchWithinTick(t: Transport): void {
+  if (!endScheduled) {
+    endScheduled = true
     process.nextTick(endOfTick)
   }
-  if (!written.has(socket)) {
-    written.add(socket)
-  } else if (!corked.has(socket)) {
-    socket.cork()
-    corked.add(socket)
+  if (t.tick !== tick) {
+    t.tick = tick
+  } else if (!t.corked) {
+    t.corked = true
+    t.socket.cork()
+    corked.push(t)
   }
 }
 
@@ -49,6 +64,8 @@ export class SocketFeed {
   private stale = false
   private closed = false
   private drainCheck: NodeJS.Timeout | null = null
+  /** The TCP socket, when frames may be written to it directly (no extension such as compression). */
+  private readonly transport: Transport | null
 
   constructor(
     private readonly ws: WebSocket,
@@ -59,17 +76,40 @@ export class SocketFeed {
     private readonly overflow: (bufferedAmount: number) => void,
     /** Told when a stream starts skipping (for logs). */
     private readonly conflated: (bufferedAmount: number) => void = () => {},
-  ) {}
+  ) {
+    this.transport = transports.get(ws) ?? null
+    if (ws.extensions !== '') this.transport = null
+  }
 
   send(text: string): void {
-    if (this.stale || this.closed) return
+    if (!this.admit()) return
+    if (this.transport) batchWithinTick(this.transport)
+    this.ws.send(text)
+  }
+
+  /** The text message `head` + `body` (UTF-8 bytes; `body` the same buffer for every subscriber). */
+  sendBytes(head: Uint8Array, body: Uint8Array): void {
+    if (!this.admit()) return
+    const t = this.transport
+    if (!t) return this.ws.send(Buffer.concat([head, body]), { binary: false })
+    batchWithinTick(t)
+    t.socket.write(textFrame(head, body))
+  }
+
+  close(): void {
+    this.closed = true
+    this.stopChecking()
+  }
+
+  /** Whether a message may be written now; past the limit, starts skipping or gives the stream up. */
+  private admit(): boolean {
+    if (this.stale || this.closed || this.ws.readyState !== 1) return false
     const buffered = this.ws.bufferedAmount
-    if (buffered <= this.maxBytes) {
-      batchWithinTick(this.ws)
-      this.ws.send(text)
-      return
+    if (buffered <= this.maxBytes) return true
+    if (!this.resync) {
+      this.overflow(buffered)
+      return false
     }
-    if (!this.resync) return this.overflow(buffered)
     this.conflated(buffered)
     this.stale = true
     this.drainCheck = setInterval(() => {
@@ -78,11 +118,7 @@ export class SocketFeed {
       this.stale = false
       this.resync?.()
     }, DRAIN_CHECK_MS)
-  }
-
-  close(): void {
-    this.closed = true
-    this.stopChecking()
+    return false
   }
 
   private stopChecking(): void {
