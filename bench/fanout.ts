@@ -3,11 +3,13 @@
 // separate process (bench/fanoutClients.ts). No documented socket carries a linear book (/ws/feeds is
 // options only), so the subscribers use the GraphQL `orderbook` subscription. The engine is driven at 50
 // and then 100 book changes per second (a resting post-only order placed or cancelled per command, so
-// each command is one OrderbookDelta), and the benchmark reports what reached the clients: messages per
-// second, loss (every client must see every sequence), the server's RSS, and delivery latency measured
-// two ways: from the event's engineTs (the command's time: engine, commit, bus and fan-out) and from the
-// event's appearance on the Redis bus (seen by a watcher process: the API node's fan-out alone). A bare
-// `ws` server sending the same messages to the same clients gives this machine's floor for comparison.
+// each command is one OrderbookDelta). A bare `ws` server in this process, with 1,000 clients of its own
+// (the same client code in another process), gives this machine's floor: it sends the same messages at
+// the same moments (class Reference). Per rate, rounds of the two alternate, and the benchmark reports
+// each side's delivery latency (graphql-ws: from the event's appearance on the Redis bus, seen by a
+// watcher process, i.e. the API node's fan-out alone, and from its engineTs; bare: from when the
+// message was due), the ratio of their p99s, loss per client, the CPU of each side's send loop, and
+// the server's RSS.
 // (Running the engine in a process of its own was tried: on two cores the extra process costs more than
 // it isolates.)
 // Run alone: npm run bench -- fanout
