@@ -250,7 +250,7 @@ async function compare(ex: Exchange, outside: Outside, userId: string, rate: num
   console.log(`fan-out to ${fmt(SUBSCRIBERS)} subscribers of one book at ${rate} deltas/s (3 rounds of ${ROUND_SECONDS} s each side, alternated)`)
   printLine('    graphql-ws, from the event on the Redis bus', `${ms(g.fromBus)} (rounds' p99 ${rounds(p99s.graphql)})`)
   printLine('    graphql-ws, from the event\'s engineTs (+ engine, commit)', ms(g.fromEngine))
-  printLine('    bare ws server, same messages, from its send', `${ms(r.fromBus)} (rounds' p99 ${rounds(p99s.reference)})`)
+  printLine('    bare ws server, same messages, from when each was due', `${ms(r.fromBus)} (rounds' p99 ${rounds(p99s.reference)})`)
   printLine('    ratio graphql-ws / bare ws', `p99 ${fmt(g.fromBus.p99 / r.fromBus.p99, 2)} (target ≤ 1.30), p50 ${fmt(g.fromBus.p50 / r.fromBus.p50, 2)}`)
   printLine('    server CPU of the loop over the subscribers per delta', `graphql-ws ${loopTimes(hubLoops)}, bare ws ${loopTimes(outside.ref.loops)}`)
   printLine('    graphql-ws delivery', `${delivered(g.delivery)}; server RSS ${fmt(rss / 2 ** 20)} MiB${refused ? `; ${refused} commands refused` : ''}`)
