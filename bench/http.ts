@@ -32,6 +32,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { redisKeys } from '../src/bus/keys.js'
 import { compareStreamIds } from '../src/bus/streamIds.js'
 import { dropDatabase, withDatabase } from '../src/store/migrate.js'
+import { createPool } from '../src/store/pg.js'
 import { CEILING_PATH, TRACE_PATH } from './httpRoutes.js'
 import { fmt, printLine } from './report.js'
 
@@ -140,7 +141,8 @@ class Deployment {
       this.processes.push(all)
       this.url = (await all.ready)!
     }
-    this.pool = new pg.Pool({ connectionString: this.databaseUrl, max: 2 })
+    // The application's pool: every client's 'error' is handled (the bench drops this database at the end).
+    this.pool = await createPool(this.databaseUrl, { max: 2 })
     this.redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { lazyConnect: true })
     await this.redis.connect()
   }
