@@ -15,6 +15,14 @@ export const MARGIN_MODES = ['cross', 'isolated'] as const
 export type MarginMode = (typeof MARGIN_MODES)[number]
 export const ORDER_STATUSES = ['open', 'filled', 'canceled', 'rejected'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
+/** Why an order ended before it filled completely (`cancelReason`); a conditional order refused when it
+ *  triggers carries the refusal's error code instead (an EndReason). */
+export const CANCEL_REASONS = [
+  'user', 'ioc_unfilled', 'fok_unfilled', 'market_unfilled', 'self_trade', 'replaced_by_quote', 'dead_man_switch', 'mmp', 'oco',
+  'reduce_only', 'insufficient_funds', 'expired', 'liquidation',
+] as const
+export type CancelReason = (typeof CANCEL_REASONS)[number]
+export type EndReason = CancelReason | ErrorCode
 
 export const CLIENT_ORDER_ID = /^[A-Za-z0-9_.:-]{1,64}$/
 
@@ -159,7 +167,7 @@ export interface OrderView {
   /** The order a take-profit / stop-loss child was attached to; null for every other order. */
   parentOrderId: string | null
   quoteId: string | null
-  cancelReason: string | null
+  cancelReason: EndReason | null
   createdAt: string
   updatedAt: string
 }

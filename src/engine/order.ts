@@ -1,5 +1,5 @@
 // An order as the engine holds it while it lives (open), and as the batch writer persists it.
-import type { MarginMode, OrderSide, OrderStatus, OrderType, TimeInForce } from '../domain/orders.js'
+import type { EndReason, MarginMode, OrderSide, OrderStatus, OrderType, TimeInForce } from '../domain/orders.js'
 import type { Account } from './account.js'
 
 export interface Order {
@@ -29,7 +29,7 @@ export interface Order {
   readonly quoteId: string | null
   /** Under market-maker protection (mmp.ts): an option order placed by a quote or with `mmp: true`. */
   mmp: boolean
-  cancelReason: string | null
+  cancelReason: EndReason | null
   /** Time priority: a book re-built from orders in seq order is the same book. */
   seq: number
   readonly createdAt: number

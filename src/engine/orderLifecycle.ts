@@ -1,7 +1,7 @@
 // Orders entering and leaving the book, with their reservations and bookkeeping kept in step, and the
 // account's open orders found and cancelled by filter.
 import { engineId } from '../domain/ids.js'
-import type { OrderSpec } from '../domain/orders.js'
+import type { CancelReason, EndReason, OrderSpec } from '../domain/orders.js'
 import { BUY, SELL } from './book/types.js'
 import type { Ctx } from './context.js'
 import type { MarketRuntime } from './marketRuntime.js'
@@ -75,7 +75,7 @@ export function rest(ctx: Ctx, market: MarketRuntime, order: Order): void {
 }
 
 /** Ends an order (cancel, expiry of its remainder, rejection); `inBook` when it still rests there. */
-export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status: 'canceled' | 'rejected' | 'filled', reason: string | null, inBook: boolean): void {
+export function closeOrder(ctx: Ctx, market: MarketRuntime, order: Order, status: 'canceled' | 'rejected' | 'filled', reason: EndReason | null, inBook: boolean): void {
   if (inBook) market.book.cancel(order.id)
   order.status = status
   order.cancelReason = reason
@@ -152,7 +152,7 @@ export function openOrdersOf(account: Account, filter: CancelFilter = {}): Order
   return out.sort((a, b) => a.seq - b.seq)
 }
 
-export function cancelOrders(ctx: Ctx, orders: readonly Order[], reason: string): string[] {
+export function cancelOrders(ctx: Ctx, orders: readonly Order[], reason: CancelReason): string[] {
   for (const o of orders) if (o.status === 'open') closeOrder(ctx, ctx.state.markets.get(o.marketId)!, o, 'canceled', reason, !isWaiting(o))
   return orders.map((o) => o.id)
 }

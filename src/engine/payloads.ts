@@ -16,7 +16,7 @@ export class OrderPayload {
   private readonly filledLots: number
   private readonly status: Order['status']
   private readonly triggeredAt: number | null
-  private readonly cancelReason: string | null
+  private readonly cancelReason: Order['cancelReason']
   private readonly updatedAt: number
   constructor(private readonly order: Order, private readonly market: MarketRuntime) {
     this.priceTicks = order.priceTicks

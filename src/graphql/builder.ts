@@ -43,8 +43,19 @@ export const builder = new SchemaBuilder<{
       refusal(ctx.credential, requiredLevel(result.failure)) ?? new DomainError('SCOPE_INSUFFICIENT'),
   },
   relay: {
-    edgesFieldOptions: { nullable: false },
-    nodeFieldOptions: { nullable: false },
+    edgesFieldOptions: { nullable: false, description: 'The items of this page, in the list\'s order.' },
+    nodeFieldOptions: { nullable: false, description: 'The item.' },
+    cursorFieldOptions: { description: 'Opaque position of this item: pass it as `after` (or `before`) to page from here.' },
+    pageInfoFieldOptions: { description: 'Where this page sits in the list, and the cursors to page on.' },
+    pageInfoTypeOptions: { description: 'Paging state of a connection (Relay cursor connections). Cursors are opaque strings.' },
+    hasNextPageFieldOptions: { description: 'More items follow this page: ask again with `after: endCursor`.' },
+    hasPreviousPageFieldOptions: { description: 'Items precede this page (always false on lists that page forward only).' },
+    startCursorFieldOptions: { description: 'Cursor of the first item of the page; null when the page is empty.' },
+    endCursorFieldOptions: { description: 'Cursor of the last item of the page; null when the page is empty.' },
+    firstArgOptions: { description: 'Page size: at most this many items from the start (or after `after`). Default and maximum per list.' },
+    afterArgOptions: { description: 'Items after this cursor (an `endCursor` or edge `cursor` of an earlier page).' },
+    lastArgOptions: { description: 'At most this many items from the end (or before `before`).' },
+    beforeArgOptions: { description: 'Items before this cursor (a `startCursor` or edge `cursor` of a later page).' },
     nodeQueryOptions: false,
     nodesQueryOptions: false,
   },
@@ -55,6 +66,8 @@ export const builder = new SchemaBuilder<{
   },
 })
 
-builder.queryType({})
-builder.mutationType({})
-builder.subscriptionType({})
+builder.queryType({ description: 'Reads: public market data, and the caller\'s account under `me`. Each REST GET runs one of these.' })
+builder.mutationType({ description: 'Writes: sign-in and keys, orders and quotes, wallet moves, market-maker protection. Each REST POST or DELETE runs one of these.' })
+builder.subscriptionType({
+  description: 'Live streams over graphql-ws (ws://…/graphql) or SSE: the SPEC.md streams with the same envelope (StreamEvent). Snapshot streams start with a snapshot; event streams replay from `fromSeq` while the 5,000-frame buffer holds it.',
+})

@@ -82,7 +82,7 @@ export function orderView(r: Order): OrderView {
     triggeredAt: iso(r.triggeredAt),
     parentOrderId: r.parentOrderId,
     quoteId: r.quoteId,
-    cancelReason: r.cancelReason,
+    cancelReason: r.cancelReason as OrderView['cancelReason'],
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   }
