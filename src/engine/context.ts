@@ -1,7 +1,7 @@
 // What a command handler may touch: the state, the batch's changes, the clock, and the emitters.
 import type { Account, Position } from './account.js'
 import type { Changes } from './changes.js'
-import type { EngineEvent } from './events.js'
+import type { EngineEvent, EventType } from './events.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 import type { Counter, EngineState } from './state.js'
@@ -14,7 +14,7 @@ export interface Ctx {
   /** True when someone waits for this command's reply (build reply views only then). */
   readonly replying: boolean
   /** Emits an event on `stream` with that stream's next sequence. */
-  emit(stream: Counter, eventType: string, payload: unknown, sourceTs?: number | null): EngineEvent
+  emit(stream: Counter, eventType: EventType, payload: unknown, sourceTs?: number | null): EngineEvent
   /** Marks a book as changed; its delta is emitted when the command completes. */
   touchBook(market: MarketRuntime): void
   /** Marks an order as changed: written with the batch, its update emitted when the command completes. */

@@ -8,7 +8,7 @@ import type { Account, Position } from './account.js'
 import { Changes } from './changes.js'
 import type { Command, CommandEnvelope, Reply } from './commands.js'
 import type { Ctx } from './context.js'
-import type { EngineEvent } from './events.js'
+import type { EngineEvent, EventType } from './events.js'
 import { cancelAllAfter, fireDeadmanSwitches } from './handlers/deadman.js'
 import { faucet, genesis, transfer } from './handlers/funds.js'
 import { expireMarket, listMarkets, setMarketStatus } from './handlers/markets.js'
@@ -67,7 +67,7 @@ export class Engine implements Ctx {
     return c
   }
 
-  emit(stream: Counter, eventType: string, payload: unknown, sourceTs: number | null = null): EngineEvent {
+  emit(stream: Counter, eventType: EventType, payload: unknown, sourceTs: number | null = null): EngineEvent {
     const event: EngineEvent = {
       stream: stream.name,
       eventType,

@@ -1,10 +1,22 @@
 // Events the engine emits. Each belongs to one stream (a book, a symbol's prices, a user's fills...) and
 // carries that stream's next sequence number, so every transport can hand clients the spec's envelope.
 
+/**
+ * Every `eventType` a stream envelope can carry: the engine's events and the frames API nodes make
+ * themselves (snapshots, board and tick updates, quote views, resync notices). The GraphQL enum
+ * StreamEventType is generated from this list.
+ */
+export const EVENT_TYPES = [
+  'OrderbookSnapshot', 'OrderbookDelta', 'PerpPrice', 'Trade', 'Quote', 'BoardSnapshot', 'BoardDelta', 'OptionSnapshot',
+  'OptionDelta', 'OrderUpdate', 'MmpTriggered', 'Fill', 'BalanceSnapshot', 'BalanceUpdate', 'QuoteSnapshot', 'QuoteUpdate',
+  'MarkPrice', 'FundingSettled', 'MarketStatus', 'ResyncRequired',
+] as const
+export type EventType = (typeof EVENT_TYPES)[number]
+
 export interface EngineEvent {
   /** Redis stream/channel suffix, e.g. `book:BTC-PERP`, `prices:BTC-PERP`, `markets`. */
   stream: string
-  eventType: string
+  eventType: EventType
   eventSeq: number
   engineTs: number
   sourceTs: number | null

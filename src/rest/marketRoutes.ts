@@ -142,6 +142,6 @@ export const marketRoutes: RestRoute[] = [
     operation: `query RestProducts { products { edges { node {
       productId underlying type assetClass marginGroup takerFeeBps makerFeeBps markets { ...RestMarket } } } } } ${MARKET_FIELDS}`,
     shape: (data) =>
-      nodes(data['products']).map((p: any) => ({ ...p, type: lower(p.type), markets: p.markets.map(restMarket) })),
+      nodes(data['products']).map((p: any) => ({ ...p, type: lower(p.type), assetClass: lower(p.assetClass), markets: p.markets.map(restMarket) })),
   }),
 ]

@@ -15,7 +15,7 @@ import { lower, nextCursor, present } from './shapes.js'
  */
 function restOptionTrade(n: any) {
   const { amount, ...rest } = n
-  return { ...rest, side: lower(n.side), ...(amount === null ? {} : { amount }) }
+  return { ...rest, side: lower(n.side), type: lower(n.type), ...(amount === null ? {} : { amount }) }
 }
 
 const listQuery = z.object({ ...paging, marketId: queryText('Only this market.').optional() })

@@ -4,6 +4,7 @@
 // (INVALID_MARKET_ID for a market, ORDER_NOT_FOUND for an order). Writes need scope `trade`; all but
 // preview count against the order-path rate limit.
 import { z } from 'zod'
+import { isErrorCode } from '../domain/errors.js'
 import { MARGIN_MODES, ORDER_TYPES, SIDES, TIME_IN_FORCE } from '../domain/orders.js'
 import { coded, flag, marketId, namedRequest, price, quantity, text, ulidPath } from './requestSchema.js'
 import { BulkQuoteResult, CancelAllResult, Order, PreviewResult, QuoteResult } from './responseSchemas.js'
@@ -17,7 +18,16 @@ export const ORDER_FIELDS = /* GraphQL */ `
   }`
 
 export function restOrder(o: Record<string, any>) {
-  return { ...o, side: lower(o['side']), type: lower(o['type']), timeInForce: lower(o['timeInForce']), status: lower(o['status']), marginMode: lower(o['marginMode']) }
+  return {
+    ...o,
+    side: lower(o['side']),
+    type: lower(o['type']),
+    timeInForce: lower(o['timeInForce']),
+    status: lower(o['status']),
+    marginMode: lower(o['marginMode']),
+    // The engine's reasons are lower case on the wire; an error code (a refused trigger) stays as it is.
+    cancelReason: isErrorCode(o['cancelReason']) ? o['cancelReason'] : lower(o['cancelReason']),
+  }
 }
 
 // Both columns of the spec's fields: an option order carrying a linear-only one is refused by the

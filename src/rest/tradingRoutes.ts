@@ -38,7 +38,7 @@ const orderList = (path: string, open: boolean): RestRoute =>
 /** A trade row; `amount` and `fundingRate` (funding and settlement rows) are left out of fills, as the spec shows them. */
 function restTrade(n: any) {
   const { amount, fundingRate, ...rest } = n
-  return { ...rest, side: lower(n.side), role: lower(n.role), ...(amount === null ? {} : { amount }), ...(fundingRate === null ? {} : { fundingRate }) }
+  return { ...rest, side: lower(n.side), role: lower(n.role), type: lower(n.type), ...(amount === null ? {} : { amount }), ...(fundingRate === null ? {} : { fundingRate }) }
 }
 
 export const tradingRoutes: RestRoute[] = [

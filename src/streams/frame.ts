@@ -2,7 +2,7 @@
 // serialized once, whatever number of subscribers it goes to. SSE text is built on first use and kept,
 // so a thousand SSE subscribers of a book cost one string, as a thousand WebSocket subscribers do.
 import type { EventEnvelope } from '../bus/eventLog.js'
-import { eventId } from '../engine/events.js'
+import { eventId, type EventType } from '../engine/events.js'
 
 export interface Frame {
   /** The envelope; the same object for every subscriber (GraphQL results are memoized on it). */
@@ -23,7 +23,7 @@ export function parsedFrame(json: string): Frame {
 }
 
 export interface FrameFields {
-  eventType: string
+  eventType: EventType
   eventSeq: number
   engineTs: number
   sourceTs?: number | null

@@ -2,12 +2,13 @@
 // held while the baseline is taken, duplicates dropped, gaps filled from the log, and a fresh snapshot
 // or ResyncRequired when the log no longer has what is missing.
 import { describe, expect, it } from 'vitest'
+import type { EventType } from '../../src/engine/events.js'
 import type { EventHub, FrameListener } from '../../src/streams/eventHub.js'
 import { makeFrame, type Frame } from '../../src/streams/frame.js'
 import { Tail } from '../../src/streams/tail.js'
 import { deferred } from '../support/deferred.js'
 
-const ev = (seq: number, type = 'OrderbookDelta') => makeFrame({ eventType: type, eventSeq: seq, engineTs: 1_000 + seq, payload: { seq } })
+const ev = (seq: number, type: EventType = 'OrderbookDelta') => makeFrame({ eventType: type, eventSeq: seq, engineTs: 1_000 + seq, payload: { seq } })
 
 /** A hub whose log holds `logged` and whose live events the test pushes. */
 class ScriptedHub {

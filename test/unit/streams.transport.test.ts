@@ -8,7 +8,7 @@ import { clientIpResolver } from '../../src/streams/clientIp.js'
 import { makeFrame, type Frame } from '../../src/streams/frame.js'
 import { frameIterator, type OpenStream, type Subscriber } from '../../src/streams/subscriber.js'
 
-const frame = (seq: number, bytes = 10) => makeFrame({ eventType: 'E', eventSeq: seq, engineTs: 0, payload: 'x'.repeat(bytes) })
+const frame = (seq: number, bytes = 10) => makeFrame({ eventType: 'Trade', eventSeq: seq, engineTs: 0, payload: 'x'.repeat(bytes) })
 
 /** A stream the test drives through the subscriber it was opened with. */
 function scripted(opts: { resync: boolean }) {
@@ -41,7 +41,7 @@ describe('frameIterator', () => {
     const it = await frameIterator(open, 500)
     for (let seq = 2; seq <= 10; seq++) s.sub!.frame(frame(seq, 100))
     expect(s.resyncs).toBeGreaterThan(0)
-    const fresh = makeFrame({ eventType: 'Snapshot', eventSeq: 10, engineTs: 0, payload: null })
+    const fresh = makeFrame({ eventType: 'OrderbookSnapshot', eventSeq: 10, engineTs: 0, payload: null })
     s.sub!.frame(fresh)
     const got: number[] = []
     for (;;) {

@@ -10,13 +10,23 @@ import type { UserRow } from '../../auth/users.js'
 import { DomainError } from '../../domain/errors.js'
 import { builder } from '../builder.js'
 import type { GraphQLContext } from '../context.js'
+import { countedConnection } from '../connections.js'
 import { connectionCost, COST, OWN_LIST_PAGE } from '../cost.js'
 
 export const ApiKeyScopeEnum = builder.enumType('ApiKeyScope', {
-  values: { READ: { value: 'read' }, TRADE: { value: 'trade' } } as const,
+  description: 'What an API key may do. Neither scope manages keys (that needs a session). REST writes `read` or `trade`.',
+  values: {
+    READ: { value: 'read', description: 'Public data and every read of the account (queries, GETs, subscriptions).' },
+    TRADE: { value: 'trade', description: 'Everything READ may, plus orders, quotes, cancels, transfers, withdrawals and the faucet.' },
+  } as const,
 })
 const ApiKeyStatusEnum = builder.enumType('ApiKeyStatus', {
-  values: { ACTIVE: { value: 'active' }, EXPIRED: { value: 'expired' }, REVOKED: { value: 'revoked' } } as const,
+  description: 'Whether a key still works. REST writes these in lower case.',
+  values: {
+    ACTIVE: { value: 'active', description: 'Works.' },
+    EXPIRED: { value: 'expired', description: 'Past its expiresAt: refused with INVALID_TOKEN.' },
+    REVOKED: { value: 'revoked', description: 'Revoked: refused with KEY_REVOKED.' },
+  } as const,
 })
 
 /** The caller, guaranteed by the field's auth level. */
@@ -28,30 +38,33 @@ function principalOf(ctx: GraphQLContext) {
 const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
   description: 'An API key. Its secret is shown once, by createApiKey, and never again.',
   fields: (t) => ({
-    id: t.exposeString('id'),
-    name: t.exposeString('name'),
-    scope: t.field({ type: ApiKeyScopeEnum, resolve: (k) => k.scope }),
-    allowedIps: t.exposeStringList('allowedIps', { description: 'IPv4 addresses the key may be used from; empty means any.' }),
-    expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.expiresAt }),
-    createdAt: t.field({ type: 'DateTime', resolve: (k) => k.createdAt }),
-    revokedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revokedAt }),
-    lastUsedAt: t.field({ type: 'DateTime', nullable: true, description: 'Best effort: updated at most once a minute.', resolve: (k) => k.lastUsedAt }),
-    lastUsedIp: t.exposeString('lastUsedIp', { nullable: true }),
-    status: t.field({ type: ApiKeyStatusEnum, resolve: (k) => k.status }),
+    id: t.exposeString('id', { description: 'The public key id, `svc_kid_` and 16 characters (DELETE /perps/me/api-keys/{id} takes it).' }),
+    name: t.exposeString('name', { description: 'The caller\'s label for it.' }),
+    scope: t.field({ type: ApiKeyScopeEnum, description: 'What it may do.', resolve: (k) => k.scope }),
+    allowedIps: t.exposeStringList('allowedIps', { description: 'IPv4 addresses the key may be used from; empty means any (IP_NOT_ALLOWED otherwise).' }),
+    expiresAt: t.field({ type: 'DateTime', nullable: true, description: 'When it stops working; null: never.', resolve: (k) => k.expiresAt }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (k) => k.createdAt }),
+    revokedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was revoked; null while not revoked.', resolve: (k) => k.revokedAt }),
+    lastUsedAt: t.field({ type: 'DateTime', nullable: true, description: 'Best effort: updated at most once a minute; null before its first use.', resolve: (k) => k.lastUsedAt }),
+    lastUsedIp: t.exposeString('lastUsedIp', { nullable: true, description: 'The address of its last use (best effort); null before its first use.' }),
+    status: t.field({ type: ApiKeyStatusEnum, description: 'Active, expired or revoked.', resolve: (k) => k.status }),
   }),
 })
 
+const ApiKeyConnectionRef = countedConnection(ApiKeyRef, 'ApiKey', 'API keys')
+
 export const UserRef = builder.objectRef<UserRow>('User').implement({
+  description: 'The signed-in user and, under it, everything of the caller\'s account (only the caller\'s own: `me`).',
   fields: (t) => ({
-    id: t.exposeString('id'),
+    id: t.exposeString('id', { description: 'The user id, a ULID.' }),
     address: t.exposeString('address', { description: 'EIP-55 checksummed wallet address.' }),
     rateTier: t.exposeInt('rateTier', { description: 'Order-rate multiple: the user may send rateTier × the standard order rate.' }),
-    createdAt: t.field({ type: 'DateTime', resolve: (u) => u.createdAt }),
+    createdAt: t.field({ type: 'DateTime', description: 'When the user first signed in.', resolve: (u) => u.createdAt }),
     apiKeys: t.connection(
       {
         nullable: true,
         type: ApiKeyRef,
-        description: 'Newest first. Needs an interactive session: API keys cannot list keys.',
+        description: 'The caller\'s API keys, newest first. Needs an interactive session: API keys cannot list keys. REST: GET /perps/me/api-keys.',
         authScopes: { level: 'session' },
         complexity: connectionCost(COST.apiKeys, OWN_LIST_PAGE),
         resolve: async (user, args, ctx) => {
@@ -59,8 +72,7 @@ export const UserRef = builder.objectRef<UserRow>('User').implement({
           return resolveArrayConnection({ args, ...OWN_LIST_PAGE }, await ctx.services.identity.apiKeys.list(user.id))
         },
       },
-      { name: 'ApiKeyConnection' },
-      { name: 'ApiKeyEdge' },
+      ApiKeyConnectionRef,
     ),
   }),
 })
@@ -68,31 +80,33 @@ export const UserRef = builder.objectRef<UserRow>('User').implement({
 const NonceRef = builder.objectRef<IssuedNonce>('SignInNonce').implement({
   description: 'A single-use nonce to put in an EIP-4361 sign-in message.',
   fields: (t) => ({
-    nonce: t.exposeString('nonce'),
-    expiresAt: t.field({ type: 'DateTime', resolve: (n) => n.expiresAt }),
+    nonce: t.exposeString('nonce', { description: 'The nonce to put in the message\'s Nonce field.' }),
+    expiresAt: t.field({ type: 'DateTime', description: 'When it stops being accepted.', resolve: (n) => n.expiresAt }),
   }),
 })
 
 const SessionRef = builder.objectRef<SignedIn>('Session').implement({
   description: 'A signed-in session: `token` is a JWT for `Authorization: Bearer`; over HTTP it is also set as the `session` cookie.',
   fields: (t) => ({
-    token: t.exposeString('token'),
-    expiresAt: t.field({ type: 'DateTime', resolve: (s) => s.expiresAt }),
-    user: t.field({ type: UserRef, resolve: (s) => s.user }),
+    token: t.exposeString('token', { description: 'The session JWT: send it as `Authorization: Bearer <token>`.' }),
+    expiresAt: t.field({ type: 'DateTime', description: 'When the session ends.', resolve: (s) => s.expiresAt }),
+    user: t.field({ type: UserRef, description: 'The user signed in.', resolve: (s) => s.user }),
   }),
 })
 
 const CreatedApiKeyRef = builder.objectRef<{ key: ApiKeyView; secret: string }>('CreatedApiKey').implement({
+  description: 'A new API key with its secret.',
   fields: (t) => ({
-    secret: t.exposeString('secret', { description: 'The `svc_sk_` secret. Returned only here: store it now.' }),
-    apiKey: t.field({ type: ApiKeyRef, resolve: (c) => c.key }),
+    secret: t.exposeString('secret', { description: 'The `svc_sk_` secret, for `Authorization: Bearer`. Returned only here: store it now.' }),
+    apiKey: t.field({ type: ApiKeyRef, description: 'The key\'s record.', resolve: (c) => c.key }),
   }),
 })
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+  description: 'A new API key (REST POST /perps/me/api-keys takes the same fields).',
   fields: (t) => ({
-    name: t.string({ required: true }),
-    scope: t.field({ type: ApiKeyScopeEnum, required: true }),
+    name: t.string({ required: true, description: 'A label for it.' }),
+    scope: t.field({ type: ApiKeyScopeEnum, required: true, description: 'What it may do.' }),
     allowedIps: t.stringList({ description: 'IPv4 addresses; empty or omitted means any.' }),
     expiresInDays: t.int({ description: 'Days until the key expires; 0 or omitted means never.' }),
   }),
@@ -102,7 +116,7 @@ builder.queryField('me', (t) =>
   t.field({
     nullable: true,
     type: UserRef,
-    description: 'The signed-in user (session, JWT or API key).',
+    description: 'The signed-in user (session, JWT or API key) and the account reads under it; MISSING_CREDENTIAL without a credential. REST: GET /auth/me.',
     authScopes: { level: 'read' },
     complexity: COST.me,
     resolve: async (_root, _args, ctx) => {
@@ -117,14 +131,17 @@ builder.mutationFields((t) => ({
   signInNonce: t.field({
     nullable: true,
     type: NonceRef,
-    description: 'Issues a nonce for signIn; single use, valid for a few minutes.',
+    description: 'Issues a nonce for signIn; single use, valid for a few minutes (NONCE_TTL_MS). REST: POST /auth/nonce.',
     resolve: (_root, _args, ctx) => ctx.services.identity.siwe.issueNonce(),
   }),
   signIn: t.field({
     nullable: true,
     type: SessionRef,
-    description: 'Signs in with an EIP-4361 message and its signature; creates the user on first sign-in.',
-    args: { message: t.arg.string({ required: true }), signature: t.arg.string({ required: true }) },
+    description: 'Signs in with an EIP-4361 (SIWE) message and its signature; creates the user on first sign-in. Over HTTP it also sets the `session` cookie. NONCE_MISMATCH or INVALID_SIGNATURE when refused. REST: POST /auth/verify.',
+    args: {
+      message: t.arg.string({ required: true, description: 'The EIP-4361 message, for a domain the server accepts (SIWE_DOMAINS) and with a nonce from signInNonce.' }),
+      signature: t.arg.string({ required: true, description: 'The wallet\'s signature of the message, 0x-prefixed hex.' }),
+    },
     resolve: async (_root, args, ctx) => {
       const session = await ctx.services.identity.signIn(args.message, args.signature)
       ctx.cookies?.set(session.token, session.expiresAt)
@@ -133,7 +150,7 @@ builder.mutationFields((t) => ({
   }),
   signOut: t.boolean({
     nullable: true,
-    description: 'Ends the current session: its cookie and its JWT stop working on every node.',
+    description: 'Ends the current session: its cookie and its JWT stop working on every node. True when done. REST: POST /auth/logout.',
     authScopes: { level: 'session' },
     resolve: async (_root, _args, ctx) => {
       const { sessionId } = principalOf(ctx)
@@ -145,8 +162,9 @@ builder.mutationFields((t) => ({
   createApiKey: t.field({
     nullable: true,
     type: CreatedApiKeyRef,
+    description: 'Creates an API key for the caller; needs an interactive session (SCOPE_INSUFFICIENT with a key). REST: POST /perps/me/api-keys.',
     authScopes: { level: 'session' },
-    args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
+    args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
     resolve: (_root, { input }, ctx) =>
       ctx.services.identity.apiKeys.create(
         principalOf(ctx).userId,
@@ -162,9 +180,9 @@ builder.mutationFields((t) => ({
   revokeApiKey: t.field({
     nullable: true,
     type: ApiKeyRef,
-    description: 'Revokes one of your keys; the next request with it fails on every node. A key already revoked is KEY_ALREADY_REVOKED (409).',
+    description: 'Revokes one of your keys; the next request with it fails on every node. A key already revoked is KEY_ALREADY_REVOKED (409). REST: DELETE /perps/me/api-keys/{id}.',
     authScopes: { level: 'session' },
-    args: { id: t.arg.string({ required: true }) },
+    args: { id: t.arg.string({ required: true, description: 'The key id (`svc_kid_…`).' }) },
     resolve: (_root, args, ctx) => ctx.services.identity.apiKeys.revoke(principalOf(ctx).userId, args.id, ctx),
   }),
 }))

@@ -13,9 +13,9 @@ const UNDERLYING = 'The underlying (BTC, the only one with options today).'
 export const MmpConfigRef = builder.objectRef<MmpView>('MmpConfig').implement({
   description: 'Market-maker protection of one underlying: trips when the protected fills within intervalMs exceed quantityLimit or |net delta| exceeds deltaLimit.',
   fields: (t) => ({
-    underlying: t.exposeString('underlying'),
+    underlying: t.exposeString('underlying', { description: 'The underlying it protects (BTC).' }),
     enabled: t.exposeBoolean('enabled', { description: 'False until configured (or with intervalMs 0): fills are not counted.' }),
-    intervalMs: t.field({ type: 'SafeInt', resolve: (c) => c.intervalMs }),
+    intervalMs: t.field({ type: 'SafeInt', description: 'The window protected fills are counted over, ms; 0: protection off.', resolve: (c) => c.intervalMs }),
     frozenMs: t.field({ type: 'SafeInt', description: 'How long a trip freezes protected orders; 0: until resetMmp.', resolve: (c) => c.frozenMs }),
     quantityLimit: t.field({ type: 'Decimal', description: 'Contracts (units of the underlying); 0: no limit.', resolve: (c) => c.quantityLimit }),
     deltaLimit: t.field({ type: 'Decimal', description: 'Absolute net delta in units of the underlying; 0: no limit.', resolve: (c) => c.deltaLimit }),
@@ -26,6 +26,7 @@ export const MmpConfigRef = builder.objectRef<MmpView>('MmpConfig').implement({
 })
 
 const SetMmpConfigInput = builder.inputType('SetMmpConfigInput', {
+  description: 'Market-maker protection settings of one underlying (REST POST /mmp/config takes the same fields).',
   fields: (t) => ({
     underlying: t.string({ defaultValue: 'BTC', description: UNDERLYING }),
     intervalMs: t.field({ type: 'SafeInt', required: true, description: 'The window fills are counted over, 1 to 3,600,000 ms; 0 turns protection off.' }),
@@ -41,7 +42,7 @@ builder.queryFields((t) => ({
     ...read,
     type: MmpConfigRef,
     complexity: COST.optionsBalance,
-    description: 'The caller\'s market-maker protection on an underlying, as committed.',
+    description: 'The caller\'s market-maker protection on an underlying, as committed (enabled false when never set). REST: GET /mmp/config.',
     args: { underlying: t.arg.string({ defaultValue: 'BTC', description: UNDERLYING }) },
     resolve: (_root, { underlying }, ctx) => ctx.services.mmp.config(principal(ctx), underlying),
   }),
@@ -52,15 +53,15 @@ builder.mutationFields((t) => ({
     nullable: true,
     ...trade,
     type: MmpConfigRef,
-    description: 'Sets the caller\'s market-maker protection on an underlying; starts a new window (a freeze stands).',
-    args: { input: t.arg({ type: SetMmpConfigInput, required: true }) },
+    description: 'Sets the caller\'s market-maker protection on an underlying; starts a new window (a freeze stands). REST: POST /mmp/config.',
+    args: { input: t.arg({ type: SetMmpConfigInput, required: true, description: 'The settings.' }) },
     resolve: (_root, { input }, ctx) => ctx.services.mmp.setConfig(principal(ctx), input, ctx.correlationId),
   }),
   resetMmp: t.field({
     nullable: true,
     ...trade,
     type: MmpConfigRef,
-    description: 'Ends a freeze of the caller\'s market-maker protection and starts a new window.',
+    description: 'Ends a freeze of the caller\'s market-maker protection and starts a new window. REST: POST /mmp/reset.',
     args: { underlying: t.arg.string({ defaultValue: 'BTC', description: UNDERLYING }) },
     resolve: (_root, { underlying }, ctx) => ctx.services.mmp.reset(principal(ctx), underlying, ctx.correlationId),
   }),
