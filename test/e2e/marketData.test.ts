@@ -363,6 +363,34 @@ describe('GraphQL', () => {
     expect(next.body.data.markets.edges[0].node.marketId).toBe(futures['BTC']![0])
   })
 
+  it('pages a list held in memory backwards too (last/before) and counts it (totalCount)', async () => {
+    const ids = async (args: string, before?: string) => {
+      const res = await api.graphql(`query${before ? '($before: String)' : ''} { markets(linear: true, ${args}) { totalCount edges { cursor node { marketId } }
+        pageInfo { hasPreviousPage hasNextPage startCursor } } }`, before ? { before } : undefined)
+      expect(res.body.errors).toBeUndefined()
+      return res.body.data.markets
+    }
+    const all = await ids('first: 1000')
+    const rest = (await api.get('/perps/markets')).body.map((m: any) => m.marketId)
+    expect(all.edges.map((e: any) => e.node.marketId)).toEqual(rest)
+    expect(all.totalCount).toBe(rest.length)
+    const tail = await ids('last: 3')
+    expect(tail.edges.map((e: any) => e.node.marketId)).toEqual(rest.slice(-3))
+    expect(tail).toMatchObject({ totalCount: rest.length, pageInfo: { hasPreviousPage: true, hasNextPage: false } })
+    const before = await ids('last: 2, before: $before', tail.pageInfo.startCursor)
+    expect(before.edges.map((e: any) => e.node.marketId)).toEqual(rest.slice(-5, -3))
+    // The count is the filtered list's, whatever the page.
+    expect((await ids('first: 1')).totalCount).toBe(rest.length)
+  })
+
+  it('pages the account histories forward only: they take no last or before', async () => {
+    for (const field of ['orders', 'trades', 'deposits', 'withdrawals', 'liquidations']) {
+      const res = await api.graphql(`{ me { ${field}(last: 1) { edges { cursor } } } }`)
+      expect(res.body.data).toBeUndefined()
+      expect(res.body.errors[0]).toMatchObject({ message: `Unknown argument "last" on field "User.${field}".`, extensions: { code: 'INVALID_REQUEST' } })
+    }
+  })
+
   it('serves marks with their provenance, DateTime as ISO', async () => {
     const res = await api.graphql(`{ market(id: "BTC-PERP") { mark { price indexPrice source sourceTimestamp } } }`)
     const mark = res.body.data.market.mark

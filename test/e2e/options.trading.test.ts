@@ -59,7 +59,9 @@ const order = (u: Record<string, string>, body: Record<string, unknown>) => api.
 const balance = async (u: SignedIn) => (await api.get('/balances/me', u.cookie)).body
 const gql = (u: SignedIn, query: string, variables?: Record<string, unknown>) => api.graphql(query, variables, u.cookie)
 const lower = (v: string | null) => (v === null ? null : v.toLowerCase())
-const gqlOrder = (o: any) => ({ ...o, side: lower(o.side), type: lower(o.type), timeInForce: lower(o.timeInForce), status: lower(o.status), marginMode: lower(o.marginMode) })
+const gqlOrder = (o: any) => ({
+  ...o, side: lower(o.side), type: lower(o.type), timeInForce: lower(o.timeInForce), status: lower(o.status), marginMode: lower(o.marginMode), cancelReason: lower(o.cancelReason),
+})
 
 const ORDER_SELECTION = `id userId marketId clientOrderId side type timeInForce price quantity filledQuantity status postOnly reduceOnly
   marginMode stopPrice takeProfitPrice stopLossPrice triggeredAt parentOrderId quoteId cancelReason createdAt updatedAt`
@@ -221,7 +223,7 @@ describe('a trade between two users', () => {
     expect(b).toEqual({ ...common, tradeId: expect.any(String), orderId: ask.id, side: 'sell', createdAt: expect.any(String) })
     // GraphQL's trade history of the same kind is the same rows.
     const g = (await gql(alice, `{ me { trades(kind: OPTION) { edges { node { tradeId marketId orderId side price quantity fee feeBps premium indexPrice type createdAt } } } } }`)).body
-    expect(g.data.me.trades.edges.map((e: any) => ({ ...e.node, side: lower(e.node.side) }))).toEqual((await api.get('/trades/me', alice.cookie)).body)
+    expect(g.data.me.trades.edges.map((e: any) => ({ ...e.node, side: lower(e.node.side), type: lower(e.node.type) }))).toEqual((await api.get('/trades/me', alice.cookie)).body)
   })
 
   it('moves the premium from buyer to seller and charges each side its fee, to the micro-USDC', async () => {

@@ -198,6 +198,18 @@ describe('conditional orders', () => {
     expect((await h.api.get('/perps/positions', alice.cookie)).body[0]).toMatchObject({ marketId: PERP, side: 'long', quantity: '0.01' })
   })
 
+  it('ends a stop refused when it triggers as rejected, its reason the error code on REST and GraphQL alike', async () => {
+    const carol = await user(h.api, h.ex, '20000')
+    // Reduce-only with no position to reduce: accepted while it waits, refused once it triggers.
+    const stop = await order(h.api, carol, { side: 'sell', type: 'market', quantity: '0.01', stopPrice: '93000', reduceOnly: true })
+    expect(stop.body).toMatchObject({ status: 'open', cancelReason: null })
+    await pushBtcCurve(h.api, '92900')
+    expect(await listed(carol, stop.body.id)).toMatchObject({ status: 'rejected', cancelReason: 'REDUCE_ONLY_VIOLATION', triggeredAt: expect.stringMatching(ISO) })
+    const gql = await h.api.graphql(`{ me { orders(first: 10) { edges { node { id status cancelReason } } } } }`, undefined, carol.cookie)
+    expect(gql.body.data.me.orders.edges.map((e: any) => e.node)).toContainEqual({ id: stop.body.id, status: 'REJECTED', cancelReason: 'REDUCE_ONLY_VIOLATION' })
+    await pushBtcCurve(h.api, '96100') // where the previous test left the mark
+  })
+
   it('arms a take-profit/stop-loss pair on the fill, lists both, and the one that fires cancels the other', async () => {
     const bob = await user(h.api, h.ex, '20000')
     const mm = await user(h.api, h.ex, '90000')

@@ -73,7 +73,7 @@ describe('graphql-ws, public streams', () => {
   it('orderbook: a snapshot first, then deltas with sequence +1; the applied book is the orderbook query', async () => {
     const [s1, s2] = [subscribe(wsClient(), BOOK, { m: PERP }), subscribe(wsClient(), BOOK, { m: PERP })]
     const snap = (await s1.results.next()).data.orderbook
-    expect(snap).toMatchObject({ eventType: 'OrderbookSnapshot', sourceTs: null, payload: { kind: 'snapshot', marketId: PERP, sequence: snap.eventSeq, changes: null } })
+    expect(snap).toMatchObject({ eventType: 'OrderbookSnapshot', sourceTs: null, payload: { kind: 'SNAPSHOT', marketId: PERP, sequence: snap.eventSeq, changes: null } })
     let book = applyBook(null, { kind: 'snapshot', bids: snap.payload.bids.map((l: any) => [l.price, l.size]), asks: snap.payload.asks.map((l: any) => [l.price, l.size]) })
     expect((await s2.results.next()).data.orderbook).toEqual(snap)
 
@@ -84,7 +84,7 @@ describe('graphql-ws, public streams', () => {
     let seq = snap.eventSeq
     while (seq < q.sequence) {
       const d = (await s1.results.next()).data.orderbook
-      expect(d).toMatchObject({ eventType: 'OrderbookDelta', eventSeq: seq + 1, payload: { kind: 'delta', sequence: seq + 1, bids: null, asks: null } })
+      expect(d).toMatchObject({ eventType: 'OrderbookDelta', eventSeq: seq + 1, payload: { kind: 'DELTA', sequence: seq + 1, bids: null, asks: null } })
       expect((await s2.results.next()).data.orderbook).toEqual(d)
       book = applyBook(book, { kind: 'delta', changes: d.payload.changes.map((c: any) => ({ ...c, side: c.side.toLowerCase() })) })
       seq = d.eventSeq
@@ -108,7 +108,7 @@ describe('graphql-ws, public streams', () => {
     })
     expect((await pushBtcCurve(api, '95100')).status).toBe(200)
     const tick = (await prices.results.next()).data.prices
-    expect(tick).toMatchObject({ eventType: 'PerpPrice', sourceTs: expect.any(Number), payload: { kind: 'price', symbol: PERP, price: expect.stringMatching(DECIMAL) } })
+    expect(tick).toMatchObject({ eventType: 'PerpPrice', sourceTs: expect.any(Number), payload: { kind: 'PRICE', symbol: PERP, price: expect.stringMatching(DECIMAL) } })
     // The perpetual's mark is the curve index (95,100) plus the book's premium, bounded.
     expect(Math.abs(Number(tick.payload.price) - 95100)).toBeLessThan(500)
     await order(alice, { side: 'buy', price: '95000', quantity: '0.01' })
@@ -123,15 +123,15 @@ describe('graphql-ws, public streams', () => {
     const ticks = subscribe(client, `subscription { optionTicks(underlying: "BTC") { eventType eventSeq payload { kind seq ticks { instrumentId bid ask mark iv delta } } } }`)
     const b0 = (await board.results.next()).data.optionsBoard
     const t0 = (await ticks.results.next()).data.optionTicks
-    expect(b0).toMatchObject({ eventType: 'BoardSnapshot', payload: { kind: 'snapshot', seq: b0.eventSeq, board: { underlying: 'BTC', spotPrice: '95100' } } })
-    expect(t0).toMatchObject({ eventType: 'OptionSnapshot', payload: { kind: 'snapshot', seq: t0.eventSeq } })
+    expect(b0).toMatchObject({ eventType: 'BoardSnapshot', payload: { kind: 'SNAPSHOT', seq: b0.eventSeq, board: { underlying: 'BTC', spotPrice: '95100' } } })
+    expect(t0).toMatchObject({ eventType: 'OptionSnapshot', payload: { kind: 'SNAPSHOT', seq: t0.eventSeq } })
     expect(t0.payload.ticks.length).toBe(2 * b0.payload.board.calls.length)
     expect((await pushBtcCurve(api, '96100')).status).toBe(200)
     // The engine's heartbeat may move the perpetual's mark first: take deltas until the pushed spot shows.
     const b1 = await board.results.until((r) => r.data.optionsBoard.payload.board.spotPrice === '96100')
-    expect(b1.data.optionsBoard).toMatchObject({ eventType: 'BoardDelta', payload: { kind: 'delta', seq: b1.data.optionsBoard.eventSeq } })
+    expect(b1.data.optionsBoard).toMatchObject({ eventType: 'BoardDelta', payload: { kind: 'DELTA', seq: b1.data.optionsBoard.eventSeq } })
     expect(b1.data.optionsBoard.eventSeq).toBeGreaterThan(b0.eventSeq)
-    expect((await ticks.results.next()).data.optionTicks).toMatchObject({ eventType: 'OptionDelta', eventSeq: t0.eventSeq + 1, payload: { kind: 'delta' } })
+    expect((await ticks.results.next()).data.optionTicks).toMatchObject({ eventType: 'OptionDelta', eventSeq: t0.eventSeq + 1, payload: { kind: 'DELTA' } })
     board.dispose()
     ticks.dispose()
   })

@@ -54,7 +54,7 @@ describe('graphql-ws caps', () => {
     const c = client()
     try {
       const held = Array.from({ length: MAX_SUBS }, () => subscribe(c))
-      for (const s of held) expect((await s.results.next()).data.orderbook.payload.kind).toBe('snapshot')
+      for (const s of held) expect((await s.results.next()).data.orderbook.payload.kind).toBe('SNAPSHOT')
       const over = subscribe(c)
       const outcome = await Promise.race([over.error.then((errors) => ({ errors })), over.results.next().then((next) => ({ next }))])
       expect(outcome).toEqual({
@@ -68,7 +68,7 @@ describe('graphql-ws caps', () => {
         if ('refused' in first) throw new Error('still full')
         return first
       })
-      expect(again.data.orderbook.payload.kind).toBe('snapshot')
+      expect(again.data.orderbook.payload.kind).toBe('SNAPSHOT')
     } finally {
       await c.dispose()
     }

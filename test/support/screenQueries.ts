@@ -33,7 +33,7 @@ export const SCREEN_QUERIES: Record<string, ScreenQuery> = {
   'the market list': {
     signedIn: false,
     query: `query MarketList {
-      markets { edges { cursor node { ${MARKET} } } ${PAGE_INFO} }
+      markets { totalCount edges { cursor node { ${MARKET} } } ${PAGE_INFO} }
       marketStats { edges { node { ${STATS} } } }
     }`,
   },

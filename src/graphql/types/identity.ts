@@ -131,7 +131,7 @@ builder.mutationFields((t) => ({
   signInNonce: t.field({
     nullable: true,
     type: NonceRef,
-    description: 'Issues a nonce for signIn; single use, valid for a few minutes (NONCE_TTL_MS). REST: POST /auth/nonce.',
+    description: 'Issues a nonce for signIn; single use, valid for a few minutes (NONCE_TTL_MS). REST: GET /auth/nonce.',
     resolve: (_root, _args, ctx) => ctx.services.identity.siwe.issueNonce(),
   }),
   signIn: t.field({

@@ -148,7 +148,7 @@ const BookPayloadRef = builder.objectRef<BookPayload>('OrderbookUpdate').impleme
   fields: (t) => ({
     kind: t.field({ type: UpdateKindEnum, description: 'SNAPSHOT (bids and asks set) or DELTA (changes set).', resolve: (p) => p.kind }),
     marketId: t.exposeString('marketId', { description: 'The market.' }),
-    sequence: t.field({ type: 'SafeInt', description: 'The book\'s sequence after this update (GET /perps/orderbook\'s `sequence`).', resolve: (p) => p.sequence }),
+    sequence: t.field({ type: 'SafeInt', description: 'The book\'s sequence after this update (the orderbook query\'s `sequence` counts the same changes).', resolve: (p) => p.sequence }),
     bids: t.field({ type: [LevelRef], nullable: true, description: 'Snapshots: the buy levels, best first. Null on a delta.', resolve: (p) => p.bids ?? null }),
     asks: t.field({ type: [LevelRef], nullable: true, description: 'Snapshots: the sell levels, best first. Null on a delta.', resolve: (p) => p.asks ?? null }),
     changes: t.field({ type: [BookChangeRef], nullable: true, description: 'Deltas: the levels that changed. Null on a snapshot.', resolve: (p) => p.changes ?? null }),
