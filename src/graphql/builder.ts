@@ -52,7 +52,7 @@ export const builder = new SchemaBuilder<{
     hasPreviousPageFieldOptions: { description: 'Items precede this page (always false on lists that page forward only).' },
     startCursorFieldOptions: { description: 'Cursor of the first item of the page; null when the page is empty.' },
     endCursorFieldOptions: { description: 'Cursor of the last item of the page; null when the page is empty.' },
-    firstArgOptions: { description: 'Page size: at most this many items from the start (or after `after`). Default and maximum per list.' },
+    firstArgOptions: { description: 'Page size: at most this many items from the start (or after `after`); the connection type says the default and the maximum.' },
     afterArgOptions: { description: 'Items after this cursor (an `endCursor` or edge `cursor` of an earlier page).' },
     lastArgOptions: { description: 'At most this many items from the end (or before `before`).' },
     beforeArgOptions: { description: 'Items before this cursor (a `startCursor` or edge `cursor` of a later page).' },

@@ -8,13 +8,20 @@
 //   history would cost more than the page).
 import type { ArgBuilder, ObjectRef, SchemaTypes } from '@pothos/core'
 import { builder } from './builder.js'
+import type { PageSize } from './cost.js'
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never
 
+const n = (v: number) => v.toLocaleString('en-US')
+
 /** The connection type of a list held in memory, with its edge type and `totalCount`. */
-export function countedConnection<T>(type: ObjectRef<Types, T>, name: string, items: string) {
+export function countedConnection<T>(type: ObjectRef<Types, T>, name: string, items: string, page: PageSize) {
   const ref = builder.connectionObject(
-    { type, name: `${name}Connection`, description: `A page of ${items}; pages both ways (first/after, last/before) and counts the whole list.` },
+    {
+      type,
+      name: `${name}Connection`,
+      description: `A page of ${items} (${n(page.defaultSize)} unless \`first\` or \`last\` asks for another size, at most ${n(page.maxSize)}); pages both ways (first/after, last/before) and counts the whole list.`,
+    },
     { name: `${name}Edge`, description: `One of the ${items}, with its cursor.` },
   )
   builder.objectField(ref, 'totalCount', (t) =>
@@ -35,9 +42,9 @@ export function forwardConnection<T>(type: ObjectRef<Types, T>, name: string, it
 }
 
 /** The arguments of a forward-only connection. */
-export function forwardArgs(arg: ArgBuilder<Types>, maxPage: number, defaultPage: number) {
+export function forwardArgs(arg: ArgBuilder<Types>, page: PageSize) {
   return {
-    first: arg.int({ description: `Page size, 1 to ${maxPage}; default ${defaultPage}.` }),
+    first: arg.int({ description: `Page size, 1 to ${n(page.maxSize)}; default ${n(page.defaultSize)}.` }),
     after: arg.string({ description: 'Items after this cursor (the `endCursor` of the page before); absent: from the newest.' }),
   }
 }

@@ -253,7 +253,7 @@ const DeadManRef = builder.objectRef<{ timeoutMs: number; cancelAt: string | nul
   }),
 })
 
-const OptionPositionConnectionRef = countedConnection(OptionPositionRef, 'OptionPosition', 'open option positions')
+const OptionPositionConnectionRef = countedConnection(OptionPositionRef, 'OptionPosition', 'open option positions', OWN_LIST_PAGE)
 builder.objectField(OptionPositionConnectionRef, 'totals', (t) =>
   t.field({
     type: GreeksRef,
@@ -298,7 +298,7 @@ builder.objectFields(UserRef, (t) => ({
     type: OrderConnectionRef,
     description: 'The caller\'s orders, newest first, filtered by every argument given; `kind` keeps one kind of market. REST: GET /perps/orders (kind LINEAR), GET /perps/orders/open (kind LINEAR, status OPEN), GET /orders/me (kind OPTION).',
     args: {
-      ...forwardArgs(t.arg, MAX_PAGE, DEFAULT_PAGE),
+      ...forwardArgs(t.arg, ACCOUNT_PAGE),
       marketId: t.arg.string({ description: 'Only orders on this market.' }),
       kind: t.arg({ type: MarketKindEnum, description: 'Only orders on markets of this kind.' }),
       marginMode: t.arg({ type: MarginModeEnum, description: 'Only linear orders of this margin mode.' }),
@@ -318,7 +318,7 @@ builder.objectFields(UserRef, (t) => ({
     type: TradeConnectionRef,
     description: 'The caller\'s fills, funding payments and settlements, newest first; `kind` keeps one kind of market. REST: GET /perps/trades (kind LINEAR), GET /trades/me (kind OPTION).',
     args: {
-      ...forwardArgs(t.arg, MAX_PAGE, DEFAULT_PAGE),
+      ...forwardArgs(t.arg, ACCOUNT_PAGE),
       marketId: t.arg.string({ description: 'Only rows of this market.' }),
       kind: t.arg({ type: MarketKindEnum, description: 'Only rows of markets of this kind.' }),
     },
@@ -339,7 +339,7 @@ builder.objectFields(UserRef, (t) => ({
       resolve: async (user, args, ctx) =>
         resolveArrayConnection({ args, ...OWN_LIST_PAGE }, await positions(ctx.services.marketData, ctx.services.reads, own(user, ctx))),
     },
-    countedConnection(PositionRef, 'Position', 'open linear positions'),
+    countedConnection(PositionRef, 'Position', 'open linear positions', OWN_LIST_PAGE),
   ),
   optionPositions: t.connection(
     {
@@ -395,7 +395,7 @@ builder.objectFields(UserRef, (t) => ({
     complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
     type: DepositConnectionRef,
     description: 'USDC-T sent from the caller\'s address to the vault, newest first, pending ones included. REST: GET /wallet/deposits.',
-    args: forwardArgs(t.arg, MAX_PAGE, DEFAULT_PAGE),
+    args: forwardArgs(t.arg, ACCOUNT_PAGE),
     resolve: async (user, args, ctx) => {
       own(user, ctx)
       return connection(await ctx.services.reads.deposits(user.address, { limit: pageSize(args.first), cursor: args.after }), (d) => d.id)
@@ -407,7 +407,7 @@ builder.objectFields(UserRef, (t) => ({
     complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
     type: WithdrawalConnectionRef,
     description: 'The caller\'s withdrawals, newest first. REST: GET /wallet/withdrawals.',
-    args: forwardArgs(t.arg, MAX_PAGE, DEFAULT_PAGE),
+    args: forwardArgs(t.arg, ACCOUNT_PAGE),
     resolve: async (user, args, ctx) => connection(await ctx.services.reads.withdrawals(own(user, ctx), { limit: pageSize(args.first), cursor: args.after }), (w) => w.id),
   }),
   liquidations: t.field({
@@ -416,7 +416,7 @@ builder.objectFields(UserRef, (t) => ({
     complexity: connectionCost(COST.accountPage, ACCOUNT_PAGE),
     type: LiquidationConnectionRef,
     description: 'Liquidation steps on the caller\'s positions, newest first. REST: GET /perps/liquidations.',
-    args: forwardArgs(t.arg, MAX_PAGE, DEFAULT_PAGE),
+    args: forwardArgs(t.arg, ACCOUNT_PAGE),
     resolve: async (user, args, ctx) =>
       connection(await ctx.services.reads.liquidations(own(user, ctx), { limit: pageSize(args.first), cursor: args.after }), (l) => l.id),
   }),

@@ -56,7 +56,7 @@ builder.queryFields((t) => ({
       resolve: async (_root, args, ctx) =>
         resolveArrayConnection({ args, ...CATALOG_PAGE }, await memoize(ctx, 'instruments', () => instruments(ctx.services.marketData))),
     },
-    countedConnection(InstrumentRef, 'Instrument', 'instruments'),
+    countedConnection(InstrumentRef, 'Instrument', 'instruments', CATALOG_PAGE),
   ),
   instrument: t.field({
     type: InstrumentRef,
@@ -76,6 +76,6 @@ builder.queryFields((t) => ({
       complexity: connectionCost(1, PRODUCT_PAGE, PRODUCTS),
       resolve: async (_root, args, ctx) => resolveArrayConnection({ args, ...PRODUCT_PAGE }, await products(ctx.services.marketData)),
     },
-    countedConnection(ProductRef, 'Product', 'products'),
+    countedConnection(ProductRef, 'Product', 'products', PRODUCT_PAGE),
   ),
 }))

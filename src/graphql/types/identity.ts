@@ -51,7 +51,7 @@ const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
   }),
 })
 
-const ApiKeyConnectionRef = countedConnection(ApiKeyRef, 'ApiKey', 'API keys')
+const ApiKeyConnectionRef = countedConnection(ApiKeyRef, 'ApiKey', 'API keys', OWN_LIST_PAGE)
 
 export const UserRef = builder.objectRef<UserRow>('User').implement({
   description: 'The signed-in user and, under it, everything of the caller\'s account (only the caller\'s own: `me`).',

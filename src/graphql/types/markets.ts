@@ -196,7 +196,7 @@ builder.queryFields((t) => ({
       )
       return resolveArrayConnection({ args, ...CATALOG_PAGE }, list)
     },
-  }, countedConnection(MarketRef, 'Market', 'markets')),
+  }, countedConnection(MarketRef, 'Market', 'markets', CATALOG_PAGE)),
   market: t.field({
     type: MarketRef,
     nullable: true,
@@ -238,7 +238,7 @@ builder.queryFields((t) => ({
       })
       return resolveArrayConnection({ args, ...CATALOG_PAGE }, stats)
     },
-  }, countedConnection(MarketStatsRef, 'MarketStats', 'market statistics')),
+  }, countedConnection(MarketStatsRef, 'MarketStats', 'market statistics', CATALOG_PAGE)),
   candles: t.field({
     nullable: true,
     type: [CandleRef],
