@@ -5,12 +5,12 @@
 import { ERRORS, type ErrorCode } from '../../domain/errors.js'
 import { builder } from '../builder.js'
 
-const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`)
+/** A code's meaning as a sentence: `Initial margin too low.` */
+export const errorMeaning = (code: ErrorCode) => (/[.!?]$/.test(ERRORS[code].message) ? ERRORS[code].message : `${ERRORS[code].message}.`)
 
 /** `HTTP 422 · MarginError. Initial margin too low.` */
 export function errorCodeDescription(code: ErrorCode): string {
-  const e = ERRORS[code]
-  return `HTTP ${e.status} · ${e.family}. ${sentence(e.message)}`
+  return `HTTP ${ERRORS[code].status} · ${ERRORS[code].family}. ${errorMeaning(code)}`
 }
 
 export const ErrorCodeEnum = builder.enumType('ErrorCode', {

@@ -8,7 +8,7 @@ import type { TradeView } from '../../store/accountReads.js'
 import { builder } from '../builder.js'
 import type { GraphQLContext } from '../context.js'
 import { chargeOrderRate } from '../orderRate.js'
-import { ErrorCodeEnum, errorCodeDescription } from './errorCodes.js'
+import { ErrorCodeEnum, errorMeaning } from './errorCodes.js'
 
 export const OrderSideEnum = builder.enumType('OrderSide', {
   description: 'The side of an order or a trade. REST writes `buy` or `sell`.',
@@ -95,7 +95,7 @@ export const CancelReasonEnum = builder.enumType('CancelReason', {
   description: 'Why an order ended before filling completely; REST writes the lower-case reasons in lower case (`ioc_unfilled`) and error codes as they are. A conditional order refused when it triggered carries the refusal\'s error code (status REJECTED).',
   values: {
     ...(Object.fromEntries(CANCEL_REASONS.map((r) => [r.toUpperCase(), { value: r, description: CANCEL_REASON_DESCRIPTIONS[r] }])) as Record<Uppercase<CancelReason>, { value: CancelReason; description: string }>),
-    ...(Object.fromEntries((Object.keys(ERRORS) as ErrorCode[]).map((c) => [c, { value: c, description: `Refused when it triggered: ${errorCodeDescription(c)}` }])) as Record<ErrorCode, { value: ErrorCode; description: string }>),
+    ...(Object.fromEntries((Object.keys(ERRORS) as ErrorCode[]).map((c) => [c, { value: c, description: `A conditional order refused when it triggered (REJECTED) with this error: ${errorMeaning(c)}` }])) as Record<ErrorCode, { value: ErrorCode; description: string }>),
   },
 })
 
