@@ -119,7 +119,7 @@ describe('graphql-ws fan-out', () => {
     }
     for (const inbox of full) {
       for (let seq = 1; seq <= 3; seq++) {
-        expect((await inbox.next()).data.orderbook).toEqual({ eventSeq: seq, payload: { kind: 'delta', sequence: seq, changes: [{ side: 'BID', price: '100', size: '1' }] } })
+        expect((await inbox.next()).data.orderbook).toEqual({ eventSeq: seq, payload: { kind: 'DELTA', sequence: seq, changes: [{ side: 'BID', price: '100', size: '1' }] } })
       }
     }
     for (let seq = 1; seq <= 3; seq++) expect(await short.next()).toEqual({ data: { orderbook: { eventSeq: seq } } })
