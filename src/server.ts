@@ -17,6 +17,7 @@ import { newId } from './domain/ids.js'
 import { schema } from './graphql/schema.js'
 import { buildHttp } from './http/app.js'
 import { checkPortFree, portError } from './http/port.js'
+import { serviceUrls } from './http/serviceUrls.js'
 import { SimMaker } from './maker/simMaker.js'
 import { compileRoutes } from './rest/executor.js'
 import { restRoutes } from './rest/routes.js'
@@ -215,7 +216,8 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         server.server.closeAllConnections()
         await server.close()
       })
-      log.info({ url }, 'serving HTTP')
+      // The API, GraphiQL, the REST reference and the health probe, where a person would open them.
+      log.info(serviceUrls(url), 'serving HTTP')
     }
 
     // After the server listens: the simulator trades through the public HTTP API like any user.

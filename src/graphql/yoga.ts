@@ -1,5 +1,6 @@
-// graphql-yoga serving the schema at /graphql (GraphiQL on GET from a browser), with our error shaping
-// in place of yoga's masking so every error carries the spec's code and the request's correlation id.
+// graphql-yoga serving the schema at /graphql (GraphiQL on GET from a browser, its assets from this
+// server: ./graphiql.ts), with our error shaping in place of yoga's masking so every error carries the
+// spec's code and the request's correlation id.
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga'
 import type { ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -9,6 +10,7 @@ import { operationLimitError } from './operationLimits.js'
 import type { Services } from '../services/services.js'
 import { createContext, type GraphQLContext } from './context.js'
 import { useClientErrors } from './errors.js'
+import { renderGraphiQLPage } from './graphiql.js'
 
 export interface YogaServerContext {
   req: FastifyRequest
@@ -39,12 +41,24 @@ function useOperationLimits(): Plugin {
   return { onExecute: refuse, onSubscribe: refuse }
 }
 
+/** What GraphiQL shows a first-time visitor: a public query that answers on a fresh install. */
+const GRAPHIQL_DEFAULT_QUERY = `# Market data needs no credential. For \`me\` and mutations, put
+# {"authorization": "Bearer svc_sk_…"} in Headers below, or sign in
+# on this origin first (its session cookie goes along).
+{
+  markets(first: 5) {
+    edges { node { marketId type mark { price } } }
+  }
+}
+`
+
 export function createGraphQLServer(schema: GraphQLSchema, services: Services): Yoga {
   const log = services.log
   return createYoga<YogaServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: { title: 'Exchange API' },
+    graphiql: { title: 'Exchange API', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
+    renderGraphiQL: renderGraphiQLPage,
     landingPage: false,
     maskedErrors: false,
     logging: {

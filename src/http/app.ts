@@ -8,6 +8,7 @@ import { registerCors } from '../auth/cors.js'
 import { callerOf, installAuth } from '../auth/httpAuth.js'
 import { newId } from '../domain/ids.js'
 import { createContext } from '../graphql/context.js'
+import { registerGraphiQLAssets } from '../graphql/graphiql.js'
 import { createGraphQLServer } from '../graphql/yoga.js'
 import { adminRoutes, registerAdminRoutes } from '../rest/adminRoutes.js'
 import { runRoute, type CompiledRoute } from '../rest/executor.js'
@@ -114,6 +115,7 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
       return reply.send(response.body)
     },
   })
+  registerGraphiQLAssets(app)
 
   registerAdminRoutes(app, o.services)
   installStreams(app, o.services, o.schema, caps)

@@ -28,14 +28,24 @@ describe('the built exchange', () => {
     const child = spawnMain({ NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: prefix, SIM_MAKER: 'false' })
     try {
       let url: string | undefined
+      let serving: Record<string, unknown> = {}
       for await (const line of createInterface({ input: child.stdout! })) {
         const entry = JSON.parse(line) as { msg?: string; url?: string }
         if (entry.msg === 'serving HTTP') {
           url = entry.url
+          serving = entry
           break
         }
       }
       expect(url).toMatch(/^http:\/\//)
+      // The start-up line names where to go: the API, GraphiQL, the REST reference and the health probe.
+      expect(serving).toMatchObject({ url, graphiql: `${url}/graphql`, docs: `${url}/docs`, health: `${url}/health` })
+      expect(await (await fetch(serving['health'] as string)).json()).toEqual({ status: 'ok' })
+      // GraphiQL's assets come from the package the bundle leaves external, resolved at run time.
+      const page = await (await fetch(serving['graphiql'] as string, { headers: { accept: 'text/html' } })).text()
+      const script = page.match(/src="([^"]+graphiql\.js)"/)?.[1]
+      expect(script).toBeDefined()
+      expect((await fetch(`${url}${script}`)).status).toBe(200)
       const ready = await fetch(`${url}/ready`)
       expect(ready.status).toBe(200)
       const markets = (await (await fetch(`${url}/perps/markets`)).json()) as Array<{ marketId: string }>
