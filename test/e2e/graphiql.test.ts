@@ -4,7 +4,7 @@
 // schema and runs a query. The screenshot lands in test-artifacts/graphiql.png.
 import { describe, expect, it } from 'vitest'
 import { GRAPHIQL_ASSETS } from '../../src/graphql/graphiql.js'
-import { browserFor } from '../support/browser.js'
+import { browserFor, WAIT_MS } from '../support/browser.js'
 import { exchangeFor } from '../support/exchange.js'
 import { pushBtcCurve } from '../support/marks.js'
 
@@ -63,7 +63,7 @@ describe('GraphiQL in a browser without internet', () => {
     await tab.page.locator('.graphiql-execute-button').first().click()
     // Monaco lays text out with non-breaking spaces.
     const response = async () => (await tab.page.locator('.graphiql-response').first().innerText()).replace(/\s+/g, ' ')
-    await expect.poll(response, { timeout: 30_000 }).toContain('"marketId": "BTC-PERP", "type": "PERPETUAL", "mark": { "price": "95000" }')
+    await expect.poll(response, { timeout: WAIT_MS }).toContain('"marketId": "BTC-PERP", "type": "PERPETUAL", "mark": { "price": "95000" }')
     await tab.screenshot('graphiql')
     // The schema came through introspection: the documentation explorer lists the root types.
     await tab.page.getByLabel('Show Documentation Explorer').click()

@@ -13,6 +13,9 @@ import { ROOT } from './mainProcess.js'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
 
+/** How long a page may take to show what a test waits for. */
+export const WAIT_MS = 60_000
+
 /** Screenshots land here (gitignored; CI keeps it as an artifact). */
 export const ARTIFACTS = join(ROOT, 'test-artifacts')
 
@@ -25,7 +28,7 @@ export interface Tab {
   readonly errors: string[]
   /** The arguments of every console.log call of the page, as JSON values, in order. */
   readonly logs: unknown[][]
-  /** The first console.log call (past or future) whose arguments match; fails after 30 s naming `what`. */
+  /** The first console.log call (past or future) whose arguments match; fails after WAIT_MS naming `what`. */
   untilLog(match: (args: unknown[]) => boolean, what: string): Promise<unknown[]>
   /** Saves a full-page PNG to ARTIFACTS/<name>.png and returns its path. */
   screenshot(name: string): Promise<string>
@@ -43,6 +46,8 @@ export async function launchChromium(): Promise<Browser> {
 export async function openTab(browser: Browser, origin: string): Promise<Tab> {
   const allowed = new URL(origin).origin
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  // Bounds against a hang, not speed targets: a loaded two-core machine parses GraphiQL's 5 MB slowly.
+  context.setDefaultTimeout(WAIT_MS)
   const blocked: string[] = []
   const errors: string[] = []
   const logs: unknown[][] = []
@@ -88,7 +93,7 @@ export async function openTab(browser: Browser, origin: string): Promise<Tab> {
         const timer = setTimeout(() => {
           waiters.delete(waiter)
           reject(new Error(`timed out waiting for the page to log ${what}; it logged ${JSON.stringify(logs).slice(0, 2000)}`))
-        }, 30_000)
+        }, WAIT_MS)
         const waiter = (args: unknown[]) => {
           if (!match(args)) return
           clearTimeout(timer)
