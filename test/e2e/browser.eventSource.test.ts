@@ -2,20 +2,22 @@
 // headless, cut off from every host but the exchange): a page on the API's origin signs in with a wallet
 // (POST /auth/verify sets the session cookie), then `new EventSource(...)` with the listeners the README
 // shows receives the book's snapshot and deltas and the balance snapshots, and the balance stream's
-// `close` event when the session signs out.
+// `close` event when the session signs out. And a page on another origin of the same site (the front-end
+// at app.exchange.test, the API at api.exchange.test) gets the balance stream with `withCredentials`.
 import { describe, expect, it } from 'vitest'
-import { newWallet, signIn, siweMessage } from '../support/auth.js'
+import { cookiePair, newWallet, signIn, siweMessage, verify } from '../support/auth.js'
 import { browserFor } from '../support/browser.js'
 import { exchangeFor } from '../support/exchange.js'
 import { pushBtcCurve } from '../support/marks.js'
 import { readmeBlock } from '../support/readme.js'
 
-const h = exchangeFor({ MARK_STALE_MS: '3600000' }, (api) => pushBtcCurve(api, '95000'))
-const chrome = browserFor()
+const chrome = browserFor(['app.exchange.test', 'api.exchange.test'])
 
 type Logged = [string, any]
 
 describe("the README's EventSource code in a browser", () => {
+  const h = exchangeFor({ MARK_STALE_MS: '3600000' }, (api) => pushBtcCurve(api, '95000'))
+
   it('receives book deltas and balance snapshots, and stops when the server ends the stream', async () => {
     const url = h.ex.url!
     const tab = await chrome.open(url)
@@ -68,5 +70,41 @@ describe("the README's EventSource code in a browser", () => {
 
     expect(tab.blocked).toEqual([])
     expect(tab.errors).toEqual([])
+  })
+})
+
+describe('EventSource from another origin of the same site', () => {
+  // Served over plain http as in development (the cookie is Secure elsewhere); the front-end's origin
+  // is allowed by SERVICE_DOMAIN, which it is a subdomain of.
+  const h = exchangeFor({ NODE_ENV: 'development', SERVICE_DOMAIN: 'exchange.test' })
+
+  it('gets the balance stream with { withCredentials: true } and the API origin\'s session cookie, and is refused without', async () => {
+    const port = new URL(h.ex.url!).port
+    const app = `http://app.exchange.test:${port}`
+    const api = `http://api.exchange.test:${port}`
+    const tab = await chrome.open(app, api)
+    // The session cookie exactly as signing in on the API's origin sets it.
+    const signedIn = await verify(h.api, h.ex.url!, newWallet())
+    expect(signedIn.status).toBe(200)
+    const setCookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('session='))!
+    expect(setCookie).toMatch(/; HttpOnly; SameSite=Lax$/)
+    const token = cookiePair(signedIn).slice('session='.length)
+    await tab.context.addCookies([{ name: 'session', value: token, url: api, httpOnly: true, sameSite: 'Lax' }])
+
+    await tab.page.goto(`${app}/health`) // the front-end's page
+    await tab.page.addScriptTag({
+      content: `
+        const withCookie = new EventSource('${api}/portfolio/balances/stream', { withCredentials: true })
+        withCookie.addEventListener('BalanceSnapshot', (e) => console.log('with', JSON.parse(e.data).payload))
+        const without = new EventSource('${api}/portfolio/balances/stream')
+        without.onerror = () => console.log('without', without.readyState)
+      `,
+    })
+    const [, snapshot] = (await tab.untilLog((args) => args[0] === 'with', 'the balance snapshot')) as [string, any]
+    expect(snapshot).toEqual({ kind: 'snapshot', ...(await h.api.get('/wallet/balance', { authorization: `Bearer ${token}` })).body })
+    // No cookie: 401 MISSING_CREDENTIAL, which EventSource takes as final (CLOSED, no retry).
+    expect(await tab.untilLog((args) => args[0] === 'without', 'the refusal')).toEqual(['without', 2])
+    expect(tab.blocked).toEqual([])
+    for (const e of tab.errors) expect(e).toMatch(/401|MIME type/)
   })
 })

@@ -34,17 +34,19 @@ export interface Tab {
   screenshot(name: string): Promise<string>
 }
 
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    // Resolves no host name but the loopback ones: even the browser's own background requests stay home.
-    args: ['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1'],
-  })
+/**
+ * Chromium resolving no host name but the loopback ones (even its own background requests stay home),
+ * and `loopbackNames` (say app.exchange.test and api.exchange.test: two origins of one site) to 127.0.0.1.
+ */
+export async function launchChromium(loopbackNames: readonly string[] = []): Promise<Browser> {
+  const rules = [...loopbackNames.map((name) => `MAP ${name} 127.0.0.1`), 'MAP * ~NOTFOUND', 'EXCLUDE localhost', 'EXCLUDE 127.0.0.1']
+  return chromium.launch({ executablePath: CHROMIUM, args: [`--host-resolver-rules=${rules.join(', ')}`] })
 }
 
-/** A fresh context (no cookies, no storage) whose pages may reach `origin` and nothing else. */
-export async function openTab(browser: Browser, origin: string): Promise<Tab> {
-  const allowed = new URL(origin).origin
+/** A fresh context (no cookies, no storage) whose pages may reach `origins` and nothing else. */
+export async function openTab(browser: Browser, ...origins: string[]): Promise<Tab> {
+  const allowedOrigins = new Set(origins.map((o) => new URL(o).origin))
+  const allowedHosts = new Set(origins.map((o) => new URL(o).host))
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
   // Bounds against a hang, not speed targets: a loaded two-core machine parses GraphiQL's 5 MB slowly.
   context.setDefaultTimeout(WAIT_MS)
@@ -56,9 +58,8 @@ export async function openTab(browser: Browser, origin: string): Promise<Tab> {
     logs.push(args)
     for (const w of waiters) w(args)
   }
-  const ours = (url: URL) => url.origin === allowed
   await context.route(
-    (url) => !ours(url),
+    (url) => !allowedOrigins.has(url.origin),
     (route) => {
       blocked.push(route.request().url())
       return route.abort('internetdisconnected')
@@ -66,7 +67,7 @@ export async function openTab(browser: Browser, origin: string): Promise<Tab> {
   )
   // WebSocket URLs are ws(s):, so they are compared by host.
   await context.routeWebSocket(
-    (url) => url.host !== new URL(allowed).host,
+    (url) => !allowedHosts.has(url.host),
     (ws) => {
       blocked.push(ws.url())
       return ws.close()
@@ -113,20 +114,20 @@ export async function openTab(browser: Browser, origin: string): Promise<Tab> {
 }
 
 /** For a describe block: Chromium launched before its tests and closed after them; `open` gives tabs. */
-export function browserFor(): { open(origin: string): Promise<Tab> } {
+export function browserFor(loopbackNames: readonly string[] = []): { open(...origins: string[]): Promise<Tab> } {
   let browser: Browser | undefined
   const contexts: BrowserContext[] = []
   beforeAll(async () => {
-    browser = await launchChromium()
+    browser = await launchChromium(loopbackNames)
   })
   afterAll(async () => {
     for (const c of contexts) await c.close().catch(() => {})
     await browser?.close()
   })
   return {
-    async open(origin) {
+    async open(...origins) {
       if (!browser) throw new Error('browserFor(): open() is for tests, after beforeAll')
-      const tab = await openTab(browser, origin)
+      const tab = await openTab(browser, ...origins)
       contexts.push(tab.context)
       return tab
     },
