@@ -28,6 +28,9 @@ const FILES: Record<string, { pick: (b: Bundle) => Buffer; type: string }> = {
   'favicon.ico': { pick: (b) => Buffer.from(b.favicon.slice(b.favicon.indexOf(',') + 1), 'base64'), type: 'image/x-icon' },
 }
 
+/** The files served under GRAPHIQL_ASSETS. */
+export const GRAPHIQL_ASSET_FILES = Object.keys(FILES) as [string, ...string[]]
+
 /** Monaco asks for a worker by label; these are the labels GraphiQL's editors use. */
 const WORKERS: Record<string, string> = {
   editorWorkerService: `${GRAPHIQL_ASSETS}/editor.worker.js`,

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { DomainError } from '../domain/errors.js'
+import { GRAPHIQL_ASSET_FILES, GRAPHIQL_ASSETS } from '../graphql/graphiql.js'
 import { buildOpenApi, errorTable, type DocumentedRoute } from '../rest/openapi.js'
 
 const require = createRequire(import.meta.url)
@@ -71,6 +72,18 @@ export const serviceRouteDocs: readonly DocumentedRoute[] = [
     summary: 'GraphiQL in a browser; a GraphQL query over GET',
     description: 'Query and mutation documents as `?query=…&variables=…`; a browser asking for HTML gets GraphiQL. Each field checks its own credential and scope.',
     responses: [{ status: 200, description: 'A GraphQL response `{data, errors}` (errors carry `extensions.code`), or GraphiQL.' }],
+  },
+  {
+    method: 'GET',
+    path: `${GRAPHIQL_ASSETS}/:file`,
+    auth: 'public',
+    tag: 'GraphQL',
+    summary: 'An asset of GraphiQL',
+    description:
+      "The script, styles, icon and editor workers of GraphiQL (GET /graphql from a browser), from the pinned `@graphql-yoga/render-graphiql` package, so GraphiQL needs no network but this server. The path carries the package's version: cacheable for good.",
+    params: z.object({ file: z.enum(GRAPHIQL_ASSET_FILES).meta({ description: 'File name.' }) }),
+    errors: ['NOT_FOUND'],
+    responses: [{ status: 200, description: 'The file (gzipped when the client accepts it).' }],
   },
   {
     method: 'POST',

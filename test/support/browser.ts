@@ -30,8 +30,8 @@ export interface Tab {
   readonly logs: unknown[][]
   /** The first console.log call (past or future) whose arguments match; fails after WAIT_MS naming `what`. */
   untilLog(match: (args: unknown[]) => boolean, what: string): Promise<unknown[]>
-  /** Saves a full-page PNG to ARTIFACTS/<name>.png and returns its path. */
-  screenshot(name: string): Promise<string>
+  /** Saves a PNG of the viewport (or the whole page) to ARTIFACTS/<name>.png and returns its path. */
+  screenshot(name: string, opts?: { fullPage?: boolean }): Promise<string>
 }
 
 /**
@@ -104,10 +104,10 @@ export async function openTab(browser: Browser, ...origins: string[]): Promise<T
         waiters.add(waiter)
       })
     },
-    async screenshot(name) {
+    async screenshot(name, opts = {}) {
       mkdirSync(ARTIFACTS, { recursive: true })
       const path = join(ARTIFACTS, `${name}.png`)
-      await page.screenshot({ path, fullPage: true })
+      await page.screenshot({ path, fullPage: opts.fullPage ?? false })
       return path
     },
   }

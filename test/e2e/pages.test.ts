@@ -1,7 +1,8 @@
-// GraphiQL at GET /graphql works without internet: the page loads its script, styles and editor workers
-// from this server (the pinned @graphql-yoga/render-graphiql build), and in a real browser (Debian's
-// Chromium, headless) with the network cut off from everything but the exchange it renders, loads the
-// schema and runs a query. The screenshot lands in test-artifacts/graphiql.png.
+// The pages a person opens work without internet. GraphiQL at GET /graphql loads its script, styles and
+// editor workers from this server (the pinned @graphql-yoga/render-graphiql build), and the REST
+// reference at /docs its Swagger UI (src/http/docs.ts). In a real browser (Debian's Chromium, headless)
+// with the network cut off from everything but the exchange, GraphiQL renders, loads the schema and runs
+// a query, and /docs renders the OpenAPI document's operations. Screenshots land in test-artifacts/.
 import { describe, expect, it } from 'vitest'
 import { GRAPHIQL_ASSETS } from '../../src/graphql/graphiql.js'
 import { browserFor, WAIT_MS } from '../support/browser.js'
@@ -68,6 +69,25 @@ describe('GraphiQL in a browser without internet', () => {
     // The schema came through introspection: the documentation explorer lists the root types.
     await tab.page.getByLabel('Show Documentation Explorer').click()
     await tab.page.locator('.graphiql-doc-explorer').getByText('Subscription', { exact: true }).waitFor()
+    expect(tab.blocked).toEqual([])
+    expect(tab.errors).toEqual([])
+  })
+})
+
+describe('the REST reference at /docs in a browser without internet', () => {
+  it('renders every tag of /openapi.json and opens an operation with its schema', async () => {
+    const tab = await chrome.open(h.ex.url!)
+    await tab.page.goto(`${h.ex.url}/docs`)
+    await tab.page.locator('.swagger-ui .info .title').getByText('Exchange API').waitFor()
+    const doc = (await h.api.get('/openapi.json')).body as { tags?: Array<{ name: string }>; paths: Record<string, Record<string, { tags: string[] }>> }
+    const tags = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags)))
+    for (const tag of tags) await tab.page.locator(`.opblock-tag[data-tag="${tag}"]`).waitFor()
+    // The order placement, expanded: its request body's schema is drawn from the document.
+    const place = tab.page.locator('.opblock-post:has(.opblock-summary-path[data-path="/perps/orders"])')
+    await place.locator('.opblock-summary').click()
+    await place.locator('.opblock-body').getByText('clientOrderId').first().waitFor()
+    await place.scrollIntoViewIfNeeded()
+    await tab.screenshot('docs')
     expect(tab.blocked).toEqual([])
     expect(tab.errors).toEqual([])
   })
