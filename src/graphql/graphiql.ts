@@ -78,8 +78,8 @@ export function registerGraphiQLAssets(app: FastifyInstance): void {
   let bundle: Promise<Bundle> | null = null
   const assets = new Map<string, Promise<Asset>>()
   const load = (name: string): Promise<Asset> | undefined => {
-    const file = FILES[name]
-    if (!file) return undefined
+    if (!Object.hasOwn(FILES, name)) return undefined // not `constructor` or `__proto__` either
+    const file = FILES[name]!
     let asset = assets.get(name)
     if (!asset) {
       bundle ??= import('@graphql-yoga/render-graphiql/graphiql')

@@ -48,8 +48,8 @@ describe('the GraphiQL page and its assets over HTTP', () => {
     if (file === 'favicon.ico') expect(body.subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]))
   })
 
-  it('answers an unknown asset with 404 NOT_FOUND', async () => {
-    const res = await h.api.get(`${GRAPHIQL_ASSETS}/nope.js`)
+  it.each(['nope.js', 'constructor', '__proto__', 'toString'])('answers %s, not an asset, with 404 NOT_FOUND', async (file) => {
+    const res = await h.api.get(`${GRAPHIQL_ASSETS}/${file}`)
     expect(res.status).toBe(404)
     expect(res.body).toMatchObject({ code: 'NOT_FOUND' })
   })
