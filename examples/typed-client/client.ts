@@ -52,9 +52,9 @@ type Book = BookSubscription['orderbook']['payload']
 
 /** The size resting at `price` on the bid side after applying `event` to `size`. */
 function bidSize(size: string, event: Book, price: string): string {
-  const levels = event.kind === 'snapshot' ? (event.bids ?? []).map((l) => ({ side: 'BID', ...l })) : (event.changes ?? [])
+  const levels = event.kind === 'SNAPSHOT' ? (event.bids ?? []).map((l) => ({ side: 'BID', ...l })) : (event.changes ?? [])
   const level = levels.find((l) => l.side === 'BID' && new Decimal(l.price).eq(price))
-  return level ? level.size : event.kind === 'snapshot' ? '0' : size
+  return level ? level.size : event.kind === 'SNAPSHOT' ? '0' : size
 }
 
 try {

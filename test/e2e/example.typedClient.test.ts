@@ -39,7 +39,7 @@ describe('examples/typed-client', () => {
       expect.stringMatching(/^book BTC-PERP snapshot #\d+: \d+ bids, \d+ asks; bid 94050 holds 0$/),
       expect.stringMatching(/^placed [0-9A-Z]{26} OPEN BUY 0\.001 @ 94050$/),
       'book: bid 94050 holds 0.001',
-      expect.stringMatching(/^cancelled [0-9A-Z]{26} CANCELED \(user\)$/),
+      expect.stringMatching(/^cancelled [0-9A-Z]{26} CANCELED \(USER\)$/),
       'book: bid 94050 holds 0',
     ])
     const orderId = lines[1]!.split(' ')[1]!

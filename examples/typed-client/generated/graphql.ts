@@ -4,63 +4,212 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** A side of a book. The SSE and WebSocket payloads write `bid` or `ask`. */
 export type BookSide =
+  /** The sell side. */
   | 'ASK'
+  /** The buy side. */
   | 'BID';
 
+/** Why an order ended before filling completely; REST writes the lower-case reasons in lower case (`ioc_unfilled`) and error codes as they are. A conditional order refused when it triggered carries the refusal's error code (status REJECTED). */
+export type CancelReason =
+  /** A conditional order refused when it triggered (REJECTED) with this error: Account not initialized; deposit first. */
+  | 'ACCOUNT_NOT_FOUND'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Balance row missing. */
+  | 'BALANCE_NOT_INITIALIZED'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Too many open stream connections from this address. */
+  | 'CONNECTION_LIMIT'
+  /** Cancelled by the dead man's switch (cancelAllAfter) running out. */
+  | 'DEAD_MAN_SWITCH'
+  /** A conditional order refused when it triggered (REJECTED) with this error: clientOrderId already used. */
+  | 'DUPLICATE_CLIENT_ORDER_ID'
+  /** Its market expired. */
+  | 'EXPIRED'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Faucet daily cap reached. */
+  | 'FAUCET_LIMIT'
+  /** A FOK order that could not fill completely (nothing filled). */
+  | 'FOK_UNFILLED'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Bucket lacks funds. */
+  | 'INSUFFICIENT_BALANCE'
+  /** A resting option bid whose owner could no longer pay its premium and fee when a sell reached it. */
+  | 'INSUFFICIENT_FUNDS'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Initial margin too low. */
+  | 'INSUFFICIENT_MARGIN'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Internal error; quote the correlation id when reporting it. */
+  | 'INTERNAL_ERROR'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Unknown market or malformed market id. */
+  | 'INVALID_MARKET_ID'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Price must be a multiple of the tick size inside the price band. */
+  | 'INVALID_PRICE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Quantity must be positive, at least the minimum and a multiple of the step size. */
+  | 'INVALID_QUANTITY'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Malformed request. */
+  | 'INVALID_REQUEST'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Sign-in signature check failed. */
+  | 'INVALID_SIGNATURE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: timeInForce must be gtc, ioc or fok. */
+  | 'INVALID_TIME_IN_FORCE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Time range is invalid or longer than 90 days. */
+  | 'INVALID_TIME_RANGE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Credential is invalid or expired. */
+  | 'INVALID_TOKEN'
+  /** The unfilled rest of an IOC order. */
+  | 'IOC_UNFILLED'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Caller IP is not in the key allowlist. */
+  | 'IP_NOT_ALLOWED'
+  /** A conditional order refused when it triggered (REJECTED) with this error: API key is already revoked. */
+  | 'KEY_ALREADY_REVOKED'
+  /** A conditional order refused when it triggered (REJECTED) with this error: API key has been revoked. */
+  | 'KEY_REVOKED'
+  /** Cancelled when its account was liquidated. */
+  | 'LIQUIDATION'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Market is not active. */
+  | 'MARKET_HALTED'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Unknown marketId. */
+  | 'MARKET_NOT_FOUND'
+  /** The unfilled rest of a market order (the book ran out within the price band). */
+  | 'MARKET_UNFILLED'
+  /** A conditional order refused when it triggered (REJECTED) with this error: No credential: send a session cookie or an Authorization header. */
+  | 'MISSING_CREDENTIAL'
+  /** A conditional order refused when it triggered (REJECTED) with this error: No mark price for the market. */
+  | 'MISSING_MARK_PRICE'
+  /** Cancelled when its owner's market-maker protection tripped (or, a protected GTC order, its own fills tripped it before it could rest). */
+  | 'MMP'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Market-maker protection is frozen on this underlying: reset it or wait for the freeze to end. */
+  | 'MMP_FROZEN'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Sign-in nonce was not issued by this service or was already used. */
+  | 'NONCE_MISMATCH'
+  /** A conditional order refused when it triggered (REJECTED) with this error: No such route. */
+  | 'NOT_FOUND'
+  /** A conditional order refused when it triggered (REJECTED) with this error: No risk array for the instrument. */
+  | 'NO_RISK_ARRAY'
+  /** The other half of a take-profit/stop-loss pair fired. */
+  | 'OCO'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Order is already filled or canceled. */
+  | 'ORDER_NOT_CANCELABLE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Order not found. */
+  | 'ORDER_NOT_FOUND'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Order rate limit exceeded. */
+  | 'ORDER_RATE_LIMIT'
+  /** A conditional order refused when it triggered (REJECTED) with this error: The engine did not answer in time and the command may take effect; look it up before retrying. */
+  | 'OUTCOME_UNKNOWN'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Request body too large. */
+  | 'PAYLOAD_TOO_LARGE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Post-only order would cross the book. */
+  | 'POST_ONLY_WOULD_CROSS'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Product metadata not found. */
+  | 'PRODUCT_NOT_FOUND'
+  /** A reduce-only order that the position no longer left anything to close. */
+  | 'REDUCE_ONLY'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Reduce-only order would increase the position. */
+  | 'REDUCE_ONLY_VIOLATION'
+  /** Replaced by a bulk quote with cancelAll (or left over by its amend). */
+  | 'REPLACED_BY_QUOTE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Transfer source and destination are the same bucket. */
+  | 'SAME_BUCKET'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Credential scope does not permit this endpoint. */
+  | 'SCOPE_INSUFFICIENT'
+  /** Resting, it would have traded with an arriving order of the same user: cancelled, and matching went on past it. */
+  | 'SELF_TRADE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Stream consumer too slow: its buffer overflowed; reconnect to resync. */
+  | 'SLOW_CONSUMER'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Mark price is older than the staleness threshold. */
+  | 'STALE_MARK_PRICE'
+  /** A conditional order refused when it triggered (REJECTED) with this error: An upstream dependency is unavailable; retry shortly. */
+  | 'UPSTREAM_DEGRADED'
+  /** Cancelled by its owner (cancelOrder, cancelAllOrders), or its take-profit/stop-loss sibling was. */
+  | 'USER'
+  /** A conditional order refused when it triggered (REJECTED) with this error: Withdrawal not allowed. */
+  | 'WITHDRAWAL_NOT_ALLOWED';
+
+/** How a linear position is margined. REST writes `cross` or `isolated`. */
 export type MarginMode =
+  /** Margined by the whole perps bucket, netted across the family's positions. */
   | 'CROSS'
+  /** Margined by collateral set aside for this position alone (Position.isolatedMargin). */
   | 'ISOLATED';
 
-/** LINEAR: spot, perpetuals and futures; OPTION: options. */
+/** LINEAR: spot, perpetuals and futures (the REST paths under /perps); OPTION: options (the REST paths at the root). */
 export type MarketKind =
+  /** Spot, perpetuals and quarterly futures. */
   | 'LINEAR'
+  /** Options. */
   | 'OPTION';
 
+/** The side of an order or a trade. REST writes `buy` or `sell`. */
 export type OrderSide =
+  /** Buys the base (options: contracts), paying the quote. */
   | 'BUY'
+  /** Sells the base (options: writes or sells contracts). */
   | 'SELL';
 
+/** Where an order stands. REST writes these in lower case. */
 export type OrderStatus =
+  /** Ended before filling completely (cancelReason says why); filledQuantity is what it filled. */
   | 'CANCELED'
+  /** Filled completely. */
   | 'FILLED'
+  /** Resting in the book, or a stop order waiting for its trigger; may be partly filled. */
   | 'OPEN'
+  /** A conditional order refused when it triggered; cancelReason is the error code. */
   | 'REJECTED';
 
+/** How an order is priced. REST writes `limit` or `market`. */
 export type OrderType =
+  /** Trades at its price or better; the rest rests in the book (as its timeInForce says). */
   | 'LIMIT'
+  /** Trades now at the best prices up to the price band's edge; what cannot fill is cancelled (market_unfilled). */
   | 'MARKET';
 
+/** An order, with the REST request's field names (SPEC.md "Order request fields"). Decimals are strings: prices in USDC (options: units of the underlying), quantities in units of the base (options: contracts). */
 export type PlaceOrderInput = {
-  /** Idempotency key, unique per user for all time. */
+  /** Idempotency key, unique per user for all time (1–64 of A–Z a–z 0–9 _ . : -); a reused one is DUPLICATE_CLIENT_ORDER_ID with the existing order in details.existingOrder. */
   clientOrderId?: string | null | undefined;
   /** Only markets (or orders) of this kind: one of the other kind is unknown (INVALID_MARKET_ID, ORDER_NOT_FOUND), as on the REST paths /perps/* (LINEAR) and the options paths (OPTION). Absent, the market id decides. */
   kind?: MarketKind | null | undefined;
   /** Linear orders; an option order takes CROSS only (it has no margin mode). */
   marginMode?: MarginMode | null | undefined;
+  /** The market; an unknown one is INVALID_MARKET_ID. */
   marketId: string;
   /** Option orders only: under market-maker protection, as quotes are (see setMmpConfig). */
   mmp?: boolean | null | undefined;
+  /** Refuse the order (POST_ONLY_WOULD_CROSS) rather than trade on arrival; GTC limit orders only. */
   postOnly?: boolean | null | undefined;
-  /** Required for a limit order; a market order ignores it. */
+  /** Required for a limit order: a multiple of the tick within the price band (INVALID_PRICE otherwise); a market order ignores it. */
   price?: string | null | undefined;
+  /** Positive, at least the minimum, a multiple of the step (INVALID_QUANTITY otherwise). */
   quantity: string;
+  /** Only shrink the position (REDUCE_ONLY_VIOLATION otherwise). */
   reduceOnly?: boolean | null | undefined;
+  /** Buy or sell. */
   side: OrderSide;
-  /** Linear orders only. */
+  /** Linear orders only: attach a reduce-only stop-loss at this price when the order first fills. */
   stopLossPrice?: string | null | undefined;
-  /** Linear orders only. */
+  /** Linear orders only: makes it a stop order, placed when the mark reaches this price (a buy stop above the mark, a sell stop below). */
   stopPrice?: string | null | undefined;
-  /** Linear orders only. */
+  /** Linear orders only: attach a reduce-only take-profit at this price when the order first fills. */
   takeProfitPrice?: string | null | undefined;
+  /** GTC (default), IOC or FOK. */
   timeInForce?: TimeInForce | null | undefined;
+  /** Limit (default) or market. */
   type?: OrderType | null | undefined;
 };
 
+/** How long an order may wait. REST writes `gtc`, `ioc` or `fok`; another string is INVALID_TIME_IN_FORCE there. */
 export type TimeInForce =
+  /** Fill or kill: fills completely now or is cancelled with nothing filled (fok_unfilled). */
   | 'FOK'
+  /** Good till cancelled: rests until filled or cancelled (a market order treats it as IOC). */
   | 'GTC'
+  /** Immediate or cancel: fills what it can now, cancels the rest (ioc_unfilled). */
   | 'IOC';
+
+/** Whether an update replaces the state or changes it. The SSE and WebSocket payloads write `snapshot` or `delta`. */
+export type UpdateKind =
+  /** Only what changed: apply it to the state of the previous sequence. */
+  | 'DELTA'
+  /** The whole state: replace what you hold. */
+  | 'SNAPSHOT';
 
 export type MarketQueryVariables = Exact<{
   id: string;
@@ -74,7 +223,7 @@ export type BookSubscriptionVariables = Exact<{
 }>;
 
 
-export type BookSubscription = { orderbook: { eventSeq: number, payload: { kind: string, sequence: number, bids: Array<{ price: string, size: string }> | null, asks: Array<{ price: string, size: string }> | null, changes: Array<{ side: BookSide, price: string, size: string }> | null } } };
+export type BookSubscription = { orderbook: { eventSeq: number, payload: { kind: UpdateKind, sequence: number, bids: Array<{ price: string, size: string }> | null, asks: Array<{ price: string, size: string }> | null, changes: Array<{ side: BookSide, price: string, size: string }> | null } } };
 
 export type PlaceOrderMutationVariables = Exact<{
   input: PlaceOrderInput;
@@ -88,7 +237,7 @@ export type CancelOrderMutationVariables = Exact<{
 }>;
 
 
-export type CancelOrderMutation = { cancelOrder: { id: string, status: OrderStatus, cancelReason: string | null } | null };
+export type CancelOrderMutation = { cancelOrder: { id: string, status: OrderStatus, cancelReason: CancelReason | null } | null };
 
 
 export const MarketDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Market"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"market"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"marketId"}},{"kind":"Field","name":{"kind":"Name","value":"tickSize"}},{"kind":"Field","name":{"kind":"Name","value":"minQuantity"}},{"kind":"Field","name":{"kind":"Name","value":"priceBandLow"}},{"kind":"Field","name":{"kind":"Name","value":"mark"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"price"}}]}}]}}]}}]} as unknown as DocumentNode<MarketQuery, MarketQueryVariables>;
