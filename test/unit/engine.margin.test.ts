@@ -43,7 +43,7 @@ describe('cross portfolio margin in the engine', () => {
   })
 
   it("prices an order's impact as the whole portfolio with it less without it, across families", () => {
-    // Positions in three families (three asset classes: the correlation credit is covered by engine.invariants.test.ts), an open order.
+    // Positions in three families (three asset classes: the correlation credit is covered by test/random/engine.invariants.test.ts), an open order.
     h.placeOk('mm', { side: 'sell', price: '95000', quantity: '1' })
     h.placeOk('mm', { marketId: 'XAUT-USDC-PERP', side: 'buy', price: '4000', quantity: '5' })
     h.placeOk('mm', { marketId: 'WTIOIL-USDC-PERP', side: 'sell', price: '65', quantity: '100' })
