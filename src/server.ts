@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import type pg from 'pg'
 import pino, { type Logger } from 'pino'
+import type { Registry } from 'prom-client'
 import { Identity } from './auth/identity.js'
 import { CommandBus } from './bus/commandBus.js'
 import { redisKeys, type RedisKeys } from './bus/keys.js'
@@ -19,6 +20,9 @@ import { buildHttp } from './http/app.js'
 import { checkPortFree, portError } from './http/port.js'
 import { serviceUrls } from './http/serviceUrls.js'
 import { SimMaker } from './maker/simMaker.js'
+import { ApiMetrics } from './metrics/apiMetrics.js'
+import { METRICS_SETTINGS, registerMetricsRoute, startMetricsServer } from './metrics/exposition.js'
+import { createRegistry, registersFor } from './metrics/registry.js'
 import { compileRoutes } from './rest/executor.js'
 import { restRoutes } from './rest/routes.js'
 import { engineFaultHooks } from './roles/engine/faults.js'
@@ -45,6 +49,10 @@ export interface Exchange {
   readonly redis: Redis
   readonly pool: pg.Pool
   readonly services: Services
+  /** This process's metrics: every family of the roles it runs (src/metrics). */
+  readonly metrics: Registry
+  /** The internal metrics listener's page (METRICS_PORT), when configured. */
+  readonly metricsUrl: string | null
   /** Base URL of the HTTP server, when this process serves the API. */
   readonly url: string | null
   readonly http: FastifyInstance | null
@@ -98,6 +106,9 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
   }
   try {
     if (roles.has('api')) await checkPortFree(config.host, config.port)
+    const listen = config.metricsListen
+    if (listen) await checkPortFree(listen.host, listen.port, METRICS_SETTINGS)
+    const metrics = createRegistry(roles)
     await prepareDatabase(config.databaseUrl, log)
     const pool = await createPool(config.databaseUrl, {
       applicationName: 'exchange',
@@ -137,6 +148,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         snapshotEvery: config.engineSnapshotEvery,
         snapshotMs: config.engineSnapshotMs,
         leaseMs: config.engineLeaseMs,
+        registry: metrics,
         beforeCommit: opts.beforeCommit,
         inCommit: opts.inCommit ?? faults.inCommit,
         afterCommit: opts.afterCommit ?? faults.afterCommit,
@@ -149,18 +161,20 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
 
     const sub = await connectRedis(config.redisUrl, 'replies')
     closers.push(async () => sub.disconnect())
+    // Built everywhere (identity and streams exist in every process), seen only where the api role runs.
+    const apiMetrics = new ApiMetrics(registersFor(roles.has('api') ? metrics : null))
     const reads = new AccountReads(prisma)
     const outcomes = new CommandOutcomes(pool, reads)
     const bus = await CommandBus.start(redis, sub, keys, instanceId, config.engineReplyTimeoutMs, outcomes.resolve, clock)
     closers.push(() => bus.close())
     const marketData = new MarketData(prisma, redis, keys, clock)
-    const identity = new Identity({ config, log, prisma, redis, keys, clock, rateLimitClock: opts.rateLimitClock })
+    const identity = new Identity({ config, log, prisma, redis, keys, clock, rateLimitClock: opts.rateLimitClock, refusals: apiMetrics.refusals })
     const trading = new Trading({ config, marketData, commands: bus }, reads)
     // Connects to the event bus only when a stream is first opened (api role).
-    const streams = new Streams({ config, log, redis, keys, marketData, reads, identity, clock })
+    const streams = new Streams({ config, log, redis, keys, marketData, reads, identity, clock, metrics: apiMetrics.streams })
     closers.push(() => streams.close())
     const mmp = new MarketMakerProtection({ prisma, commands: bus, clock })
-    const services: Services = { config, log, clock, marketData, commands: bus, identity, trading, mmp, reads, streams }
+    const services: Services = { config, log, clock, marketData, commands: bus, identity, trading, mmp, reads, streams, metrics: apiMetrics }
 
     let scheduler: LeasedLoops | null = null
     if (roles.has('scheduler')) {
@@ -174,7 +188,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
 
     let indexer: LeasedLoops | null = null
     if (roles.has('indexer')) {
-      indexer = await startIndexer({ config, redis, keys, pool, commands: bus, clock, log: log.child({ role: 'indexer' }), instanceId })
+      indexer = await startIndexer({ config, redis, keys, pool, commands: bus, clock, log: log.child({ role: 'indexer' }), instanceId, registry: metrics })
       const i = indexer
       if (i) closers.push(() => i.stop())
     }
@@ -198,6 +212,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
           catalog: (await marketData.listed().catch(() => [])).length > 0,
         }),
       })
+      registerMetricsRoute(http, metrics, config.metricsToken)
       opts.extraRoutes?.(http, services)
       try {
         url = await http.listen({ host: config.host, port: config.port })
@@ -220,6 +235,14 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
       log.info(serviceUrls(url), 'serving HTTP')
     }
 
+    let metricsUrl: string | null = null
+    if (listen) {
+      const server = await startMetricsServer(metrics, listen.host, listen.port)
+      closers.push(() => server.close())
+      metricsUrl = server.url
+      log.info({ url: metricsUrl }, 'serving metrics')
+    }
+
     // After the server listens: the simulator trades through the public HTTP API like any user.
     let maker: SimMaker | null = null
     if (roles.has('maker') && config.simMaker) {
@@ -228,7 +251,7 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
       closers.push(() => m.stop())
     }
 
-    return { config, log, instanceId, keys, redis, pool, services, url, http, engine, scheduler, maker, indexer, stop }
+    return { config, log, instanceId, keys, redis, pool, services, metrics, metricsUrl, url, http, engine, scheduler, maker, indexer, stop }
   } catch (err) {
     await stop()
     throw err

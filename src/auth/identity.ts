@@ -26,6 +26,8 @@ export interface IdentityDeps {
   clock: Clock
   /** Tests pin the rate limiter's clock; otherwise Redis' clock is used. */
   rateLimitClock?: Clock
+  /** Told of each order-path request refused for its rate (metrics). */
+  refusals?: { order(): void }
 }
 
 export interface SignedIn {
@@ -45,6 +47,7 @@ export class Identity {
   readonly tiers: RateTiers
   private readonly orderRate: OrderRateLimiter
   private readonly orderRatePerMin: number
+  private readonly refusals: IdentityDeps['refusals']
   private siweDomains: readonly string[]
   private readonly host: string
 
@@ -65,6 +68,7 @@ export class Identity {
     this.tiers = new RateTiers(prisma)
     this.orderRate = new OrderRateLimiter(redis, keys.orderRate, d.rateLimitClock)
     this.orderRatePerMin = config.orderRatePerMin
+    this.refusals = d.refusals
     this.events.on((e) => {
       if (e.type === 'key-revoked') this.keyAuth.forget(e.keyId)
       else if (e.type === 'rate-tier') this.tiers.forget(e.userId)
@@ -87,7 +91,9 @@ export class Identity {
   /** Counts one order-path request against the user's pool (ORDER_RATE_PER_MIN × rate tier). */
   async chargeOrderRate(userId: string): Promise<RateDecision> {
     const tier = await this.tiers.tier(userId)
-    return this.orderRate.consume(userId, this.orderRatePerMin * tier)
+    const decision = await this.orderRate.consume(userId, this.orderRatePerMin * tier)
+    if (!decision.allowed) this.refusals?.order()
+    return decision
   }
 
   /** Operator: sets a user's tier; every node applies it from the next request. Null for an unknown user. */

@@ -79,6 +79,11 @@ const schema = z.object({
   ROLES: csv.pipe(z.array(z.enum(ROLE_NAMES)).min(1)).default([...ROLE_NAMES]),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
+  /** Enables GET /metrics on the API port for `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  /** A listener of its own serving GET /metrics without a credential (an internal port); unset: none. */
+  METRICS_PORT: int(0, 65535).optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   /** Lifetime of a sign-in session (its JWT, cookie and Redis record). */
   SESSION_TTL_MS: int(60_000, 90 * 86_400_000).default(7 * 86_400_000),
@@ -163,6 +168,9 @@ const schema = z.object({
 }).refine((e) => e.VAULT_PRIVATE_KEY === undefined || e.VAULT_ADDRESS === undefined || privateKeyToAccount(e.VAULT_PRIVATE_KEY).address === e.VAULT_ADDRESS, {
   path: ['VAULT_PRIVATE_KEY'],
   message: 'VAULT_PRIVATE_KEY is not the key of VAULT_ADDRESS',
+}).refine((e) => e.METRICS_PORT === undefined || e.METRICS_PORT === 0 || !e.ROLES.includes('api') || e.METRICS_PORT !== e.PORT, {
+  path: ['METRICS_PORT'],
+  message: 'METRICS_PORT must differ from PORT',
 }).refine((e) => e.ENGINE_FAULT === undefined || e.NODE_ENV === 'test', {
   path: ['ENGINE_FAULT'],
   message: 'ENGINE_FAULT is a test seam: it is honoured only with NODE_ENV=test',
@@ -195,6 +203,10 @@ export type Config = Readonly<{
   roles: ReadonlySet<Role>
   logLevel: string
   adminToken: string | undefined
+  /** GET /metrics on the API port, for this bearer token; undefined: not served there. */
+  metricsToken: string | undefined
+  /** The internal metrics listener (no credential); null: none. */
+  metricsListen: { host: string; port: number } | null
   /** The HS256 key of session JWTs; DEV_JWT_SECRET outside production when JWT_SECRET is unset. */
   jwtSecret: string
   jwtSecretIsDevDefault: boolean
@@ -285,6 +297,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     roles: new Set(e.ROLES),
     logLevel: e.LOG_LEVEL,
     adminToken: e.ADMIN_TOKEN,
+    metricsToken: e.METRICS_TOKEN,
+    metricsListen: e.METRICS_PORT === undefined ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },
     jwtSecret: e.JWT_SECRET ?? DEV_JWT_SECRET,
     jwtSecretIsDevDefault: e.JWT_SECRET === undefined,
     sessionTtlMs: e.SESSION_TTL_MS,

@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http'
 import { GraphQLError, type ExecutionResult } from 'graphql'
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, mapAsyncIterator, type GraphQLHTTPExtensions, type Plugin } from 'graphql-yoga'
-import type { Logger } from 'pino'
+import pino, { type Logger } from 'pino'
 import { DomainError, ERRORS, errorBody, isErrorCode, type ErrorCode, type ErrorDetails } from '../domain/errors.js'
 import { isConnectionLoss } from '../store/pg.js'
 import type { GraphQLContext } from './context.js'
@@ -44,6 +44,13 @@ export function classify(err: GraphQLError, correlationId: string, log: Logger):
   }
   log.error({ err: err.originalError, correlationId, path: err.path }, 'unexpected error in resolver')
   return { code: 'INTERNAL_ERROR', status: 500, message: `${ERRORS.INTERNAL_ERROR.message} (${correlationId})` }
+}
+
+const unlogged = pino({ level: 'silent' })
+
+/** The error table's code an error leaves GraphQL with: classify's rule, without its log line (metrics). */
+export function errorCode(err: GraphQLError): ErrorCode {
+  return classify(err, '', unlogged).code
 }
 
 /** Errors already in the client shape, so a later pass leaves them (and their details) alone. */

@@ -11,6 +11,7 @@ import type { Services } from '../services/services.js'
 import { createContext, type GraphQLContext } from './context.js'
 import { useClientErrors } from './errors.js'
 import { renderGraphiQLPage } from './graphiql.js'
+import { useOperationMetrics } from './operationMetrics.js'
 
 export interface YogaServerContext {
   req: FastifyRequest
@@ -68,6 +69,6 @@ export function createGraphQLServer(schema: GraphQLSchema, services: Services): 
       error: (...args) => log.error(args.map(String).join(' ')),
     },
     context: ({ req, reply }) => createContext(services, req.id, false, callerOf(req, reply, services.config)),
-    plugins: [useDocumentLimits(), useOperationLimits(), useClientErrors(log)],
+    plugins: [useOperationMetrics(services.metrics.graphql), useDocumentLimits(), useOperationLimits(), useClientErrors(log)],
   })
 }

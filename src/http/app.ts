@@ -62,6 +62,16 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Correlation-Id', req.id)
   })
+  // Latency by route pattern (a request no route matched is `unmatched`). An event stream's response
+  // lasts as long as its stream: it is not a latency, and is left out.
+  const requests = o.services.metrics.http
+  app.addHook('onResponse', (req, reply, done) => {
+    const type = reply.getHeader('content-type')
+    if (typeof type !== 'string' || !type.startsWith('text/event-stream')) {
+      requests.observe(req.routeOptions.url ?? 'unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000)
+    }
+    done()
+  })
   installErrorHandling(app)
   registerCors(app, config)
   app.register(cookie)
@@ -87,7 +97,7 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
 
   // Every long-lived stream of an address counts against one quota: SSE routes, WebSockets and GraphQL
   // subscriptions over SSE alike.
-  const caps = new ConnectionCaps(config.streamMaxConnectionsPerIp)
+  const caps = new ConnectionCaps(config.streamMaxConnectionsPerIp, o.services.metrics.refusals.connection)
   const yoga = createGraphQLServer(o.schema, o.services)
   app.route({
     url: yoga.graphqlEndpoint,

@@ -6,20 +6,28 @@ import { createServer } from 'node:net'
 
 export class PortUnavailableError extends Error {}
 
-const WHY: Record<string, string> = {
-  EADDRINUSE: 'is already in use; stop the process holding it or set PORT to a free one',
-  EACCES: 'needs privileges this process lacks; set PORT to one above 1023',
-  EADDRNOTAVAIL: 'names an address this machine does not have; set HOST',
+/** The settings that chose the address: the API's, or another listener's (METRICS_PORT, METRICS_HOST). */
+export interface PortSettings {
+  port: string
+  host: string
+}
+
+const API: PortSettings = { port: 'PORT', host: 'HOST' }
+
+const WHY: Record<string, (s: PortSettings) => string> = {
+  EADDRINUSE: (s) => `is already in use; stop the process holding it or set ${s.port} to a free one`,
+  EACCES: (s) => `needs privileges this process lacks; set ${s.port} to one above 1023`,
+  EADDRNOTAVAIL: (s) => `names an address this machine does not have; set ${s.host}`,
 }
 
 /** The one-line error for a failed bind, or null when `err` is not one. */
-export function portError(err: unknown, host: string, port: number): PortUnavailableError | null {
+export function portError(err: unknown, host: string, port: number, settings = API): PortUnavailableError | null {
   const why = WHY[(err as { code?: string } | null)?.code ?? '']
-  return why ? new PortUnavailableError(`Port ${port} on ${host} ${why}`) : null
+  return why ? new PortUnavailableError(`Port ${port} on ${host} ${why(settings)}`) : null
 }
 
 /** Binds `host:port` for a moment; throws PortUnavailableError when it cannot. Port 0 always can. */
-export async function checkPortFree(host: string, port: number): Promise<void> {
+export async function checkPortFree(host: string, port: number, settings = API): Promise<void> {
   if (port === 0) return
   const probe = createServer()
   try {
@@ -28,7 +36,7 @@ export async function checkPortFree(host: string, port: number): Promise<void> {
       probe.listen({ host, port, exclusive: true }, resolve)
     })
   } catch (err) {
-    throw portError(err, host, port) ?? err
+    throw portError(err, host, port, settings) ?? err
   }
   await new Promise((resolve) => probe.close(resolve))
 }

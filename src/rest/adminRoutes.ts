@@ -2,9 +2,9 @@
 // users' order-rate tiers. They need `Authorization: Bearer <ADMIN_TOKEN>`; with no token configured they
 // do not exist. Plain Fastify routes calling the command bus (not part of the public GraphQL schema),
 // declared as a table like the REST routes, so the same schemas check the requests and document them.
-import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { operatorTokenCheck } from '../auth/operatorToken.js'
 import { MAX_RATE_TIER } from '../auth/users.js'
 import { DomainError, type ErrorCode } from '../domain/errors.js'
 import type { Services } from '../services/services.js'
@@ -118,19 +118,11 @@ export const adminRoutes: readonly AdminRoute[] = [
   },
 ]
 
-const digest = (s: string) => createHash('sha256').update(s).digest()
-
 export function registerAdminRoutes(app: FastifyInstance, services: Services): void {
   const token = services.config.adminToken
   if (!token) return
-  const expected = digest(token)
-  const requireAdmin = async (req: FastifyRequest) => {
-    const header = req.headers.authorization
-    if (!header) throw new DomainError('MISSING_CREDENTIAL')
-    const m = /^Bearer (.+)$/.exec(header)
-    // Compare digests: equal length whatever was sent, and constant time.
-    if (!m || !timingSafeEqual(digest(m[1]!), expected)) throw new DomainError('INVALID_TOKEN', 'Admin token required')
-  }
+  const check = operatorTokenCheck(token, 'Admin token required')
+  const requireAdmin = async (req: FastifyRequest) => check(req.headers.authorization)
   for (const route of adminRoutes) {
     app.route({
       method: route.method,

@@ -4,6 +4,7 @@
 import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Redis } from 'ioredis'
+import type { Registry } from 'prom-client'
 import { createPublicClient, http, webSocket, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { Lease } from '../bus/lease.js'
@@ -12,7 +13,10 @@ import { DepositIndexer, type Commands } from '../chain/depositIndexer.js'
 import { WithdrawalWorker } from '../chain/withdrawalWorker.js'
 import type { Config } from '../config/env.js'
 import type { Clock } from '../domain/clock.js'
+import { registerChainMetrics } from '../metrics/chainMetrics.js'
+import { registersFor } from '../metrics/registry.js'
 import { LeasedLoops } from '../scheduler/leasedLoops.js'
+import { chainBacklog } from '../store/chainRows.js'
 
 export interface IndexerRoleOptions {
   config: Config
@@ -23,11 +27,14 @@ export interface IndexerRoleOptions {
   clock: Clock
   log: Logger
   instanceId: string
+  /** Where the role's metric families go (src/metrics/chainMetrics.ts). */
+  registry?: Registry
 }
 
 /** The chain loops (jobs `deposits` and `withdrawals`), started; null when no chain is configured. */
 export async function startIndexer(o: IndexerRoleOptions): Promise<LeasedLoops | null> {
   const chain = o.config.chain
+  registerChainMetrics(registersFor(o.registry ?? null), () => chainBacklog(o.pool), chain !== null)
   if (!chain) {
     o.log.info({ at: 'indexer#start' }, 'CHAIN_RPC_URL is unset: no deposit indexer and no withdrawal payouts (the faucet still funds accounts)')
     return null

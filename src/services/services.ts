@@ -4,6 +4,7 @@ import type { Identity } from '../auth/identity.js'
 import type { CommandBus } from '../bus/commandBus.js'
 import type { Config } from '../config/env.js'
 import type { Clock } from '../domain/clock.js'
+import type { ApiMetrics } from '../metrics/apiMetrics.js'
 import type { AccountReads } from '../store/accountReads.js'
 import type { Streams } from '../streams/streams.js'
 import type { MarketData } from './marketData.js'
@@ -27,4 +28,6 @@ export interface Services {
   readonly reads: AccountReads
   /** Every SSE, WebSocket and GraphQL stream, fed from the engine's event bus. */
   readonly streams: Streams
+  /** The api role's metric families: requests, GraphQL, streams, rate-limit refusals. */
+  readonly metrics: ApiMetrics
 }

@@ -149,3 +149,27 @@ export async function storeSigned(pool: pg.Pool, id: string, nonce: number, txHa
   )
   return r.rowCount === 1
 }
+
+/** What the chain roles still owe, for the indexer's metrics (src/metrics/chainMetrics.ts). */
+export interface ChainBacklog {
+  /** The chain head at the indexer's last poll less the last block it recorded as final; null before its first poll. */
+  lagBlocks: number | null
+  /** Seconds since the indexer last moved its cursor (every poll does), by PostgreSQL's clock; null before its first poll. */
+  pollAgeSeconds: number | null
+  /** Accepted withdrawals not final yet (unsigned, or sent and waiting for confirmations). */
+  pendingWithdrawals: number
+  /** Their amount, USDC-T. */
+  pendingWithdrawalTotal: string
+}
+
+export async function chainBacklog(pool: pg.Pool): Promise<ChainBacklog> {
+  const { rows } = await pool.query<{ lag: string | null; age: number | null; n: number; total: string }>(
+    `SELECT (SELECT "headBlock" - "blockNumber" FROM chain_cursors WHERE name = $1)::text AS lag,
+            (SELECT extract(epoch FROM now() - "updatedAt") FROM chain_cursors WHERE name = $1)::float8 AS age,
+            count(*)::int AS n, coalesce(sum(amount), 0)::text AS total
+     FROM withdrawals WHERE status IN ('pending', 'sent')`,
+    [DEPOSITS_CURSOR],
+  )
+  const r = rows[0]!
+  return { lagBlocks: r.lag === null ? null : Number(r.lag), pollAgeSeconds: r.age, pendingWithdrawals: r.n, pendingWithdrawalTotal: r.total }
+}

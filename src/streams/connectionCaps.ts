@@ -3,7 +3,11 @@
 export class ConnectionCaps {
   private readonly open = new Map<string, number>()
 
-  constructor(private readonly perIp: number) {}
+  constructor(
+    private readonly perIp: number,
+    /** Told of each connection refused (metrics). */
+    private readonly onRefused: () => void = () => {},
+  ) {}
 
   /** What a refused client is told. */
   get limitMessage(): string {
@@ -13,7 +17,10 @@ export class ConnectionCaps {
   /** False when the address already holds its quota. */
   acquire(ip: string): boolean {
     const n = this.open.get(ip) ?? 0
-    if (n >= this.perIp) return false
+    if (n >= this.perIp) {
+      this.onRefused()
+      return false
+    }
     this.open.set(ip, n + 1)
     return true
   }

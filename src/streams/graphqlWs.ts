@@ -22,7 +22,7 @@ import { newId } from '../domain/ids.js'
 import { createContext, type Caller, type GraphQLContext } from '../graphql/context.js'
 import { documentLimitError } from '../graphql/documentLimits.js'
 import { operationLimitError } from '../graphql/operationLimits.js'
-import { toClientGraphQLError } from '../graphql/errors.js'
+import { errorCode, toClientGraphQLError } from '../graphql/errors.js'
 import type { Services } from '../services/services.js'
 import type { ClientIp } from './clientIp.js'
 import { SocketFeed } from './socketFeed.js'
@@ -130,6 +130,7 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
     const feed = new SocketFeed(
       op.socket,
       services.config.streamMaxBufferBytes,
+      services.metrics.streams.slowConsumers.graphqlWs,
       queue.stream?.resync ?? null,
       (bufferedAmount) => {
         log.info({ at, bufferedAmount }, 'slow stream consumer disconnected')
@@ -231,12 +232,25 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
         const refused = operationLimitError(args)
         return refused ? { errors: [refused] } : execute(args)
       },
+      // Metrics: every operation that runs, and the errors of its result (src/metrics/graphqlMetrics.ts).
+      onOperation: (_ctx, _id, _payload, args, result) => {
+        const labels = services.metrics.graphql.operation('ws', args.document, args.operationName)
+        // graphql-ws awaited it: a result, or a subscription's stream.
+        const r = result as ExecutionResult | AsyncIterable<unknown>
+        if (!(Symbol.asyncIterator in r) && r.errors?.length) services.metrics.graphql.errored(labels, r.errors.map(errorCode))
+        return undefined
+      },
       onNext: (ctx, _id, _payload, _args, result) => {
         if (!result.errors?.length) return undefined
         const c = connections.get(ctx.extra.socket)
         return { ...result, errors: rewrite(result.errors, c?.correlationId ?? newId()) }
       },
-      onError: (ctx, _id, _payload, errors) => rewrite(errors, connections.get(ctx.extra.socket)?.correlationId ?? newId()),
+      // An operation refused before it ran (invalid, over a limit), or a subscription that failed: its errors
+      // count under the operation name the client gave, of an unknown type.
+      onError: (ctx, _id, payload, errors) => {
+        services.metrics.graphql.errored(services.metrics.graphql.refused('ws', null, payload.operationName), errors.map(errorCode))
+        return rewrite(errors, connections.get(ctx.extra.socket)?.correlationId ?? newId())
+      },
     },
     wss,
   )

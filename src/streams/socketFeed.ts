@@ -13,6 +13,7 @@
 // waits in ws, so frames from the two never interleave; ws.bufferedAmount counts both.
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
+import type { SlowConsumerMeter } from './subscriber.js'
 import { textFrame } from './textFrame.js'
 
 /** How often a conflated stream looks whether its socket has drained. */
@@ -70,6 +71,7 @@ export class SocketFeed {
   constructor(
     private readonly ws: WebSocket,
     private readonly maxBytes: number,
+    private readonly meter: SlowConsumerMeter,
     /** Fresh snapshot on demand; null for event streams. */
     private readonly resync: (() => void) | null,
     /** The consumer is too slow and the stream cannot skip: the caller ends it. */
@@ -103,13 +105,19 @@ export class SocketFeed {
 
   /** Whether a message may be written now; past the limit, starts skipping or gives the stream up. */
   private admit(): boolean {
-    if (this.stale || this.closed || this.ws.readyState !== 1) return false
+    if (this.closed || this.ws.readyState !== 1) return false
+    if (this.stale) {
+      this.meter.conflated(1)
+      return false
+    }
     const buffered = this.ws.bufferedAmount
     if (buffered <= this.maxBytes) return true
     if (!this.resync) {
+      this.meter.dropped()
       this.overflow(buffered)
       return false
     }
+    this.meter.conflated(1)
     this.conflated(buffered)
     this.stale = true
     this.drainCheck = setInterval(() => {

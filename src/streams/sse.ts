@@ -18,7 +18,7 @@ import type { Services } from '../services/services.js'
 import type { ConnectionCaps } from './connectionCaps.js'
 import { sseText, type Frame } from './frame.js'
 import { sseQueries } from './streamDocs.js'
-import { slowConsumer, type OpenStream, type StreamOpener, type Subscriber } from './subscriber.js'
+import { slowConsumer, type OpenStream, type SlowConsumerMeter, type StreamOpener, type Subscriber } from './subscriber.js'
 
 export interface SseHost {
   services: Services
@@ -44,10 +44,12 @@ class SseResponse implements Subscriber {
     private readonly raw: ServerResponse,
     private readonly maxBytes: number,
     private readonly log: Logger,
+    private readonly meter: SlowConsumerMeter,
   ) {}
 
   frame(f: Frame): void {
-    if (this.ended || this.stale) return
+    if (this.ended) return
+    if (this.stale) return this.meter.conflated(1)
     if (this.early) {
       this.early.push(sseText(f))
       return
@@ -57,9 +59,11 @@ class SseResponse implements Subscriber {
       const at = 'SseResponse#frame'
       if (!resync) {
         this.log.info({ at, writableLength: this.raw.writableLength }, 'slow stream consumer disconnected')
+        this.meter.dropped()
         return this.end(slowConsumer())
       }
       this.log.info({ at, writableLength: this.raw.writableLength }, 'slow stream consumer conflated')
+      this.meter.conflated(1)
       this.stale = true
       this.raw.once('drain', () => {
         this.stale = false
@@ -96,7 +100,7 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
     released = true
   }
   const raw = reply.raw
-  const res = new SseResponse(raw, config.streamMaxBufferBytes, host.services.log)
+  const res = new SseResponse(raw, config.streamMaxBufferBytes, host.services.log, host.services.metrics.streams.slowConsumers.sse)
   let stream: OpenStream | null = null
   let keepAlive: NodeJS.Timeout | undefined
   const stop = () => res.end()
@@ -131,10 +135,11 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
     throw res.endError ?? new DomainError('UPSTREAM_DEGRADED')
   }
   stream = res.stream = opened
+  // On the reply, not only on the wire: the request metrics leave event streams out by it.
+  reply.header('content-type', 'text/event-stream; charset=utf-8')
   reply.hijack()
   raw.writeHead(200, {
     ...(reply.getHeaders() as OutgoingHttpHeaders),
-    'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',

@@ -127,7 +127,7 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
     socket.once('close', () => caps.release(ip))
     wss.handleUpgrade(req, socket, head, (ws) => {
       adoptTransport(ws, socket)
-      if (types) new FeedSocket(ws, types, services.streams, config, services.log, socketCredential(req, ip))
+      if (types) new FeedSocket(ws, types, services.streams, config, services.log, socketCredential(req, ip), services.metrics.streams.slowConsumers.ws)
       else graphql.emit('connection', ws, req)
       // graphql-ws adds its own listener, which prints the error and its stack to stderr per bad frame.
       ws.removeAllListeners('error')

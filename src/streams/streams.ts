@@ -17,6 +17,7 @@ import { isLinear } from '../domain/market.js'
 import { streams as names } from '../engine/events.js'
 import type { OrderView } from '../domain/orders.js'
 import type { BalancePayload, BookPayload } from '../engine/payloads.js'
+import type { SubscriberCount } from '../metrics/streamMetrics.js'
 import type { MarketData } from '../services/marketData.js'
 import { bucketBalances, walletBalance, type WalletBalance } from '../services/portfolio.js'
 import type { AccountReads } from '../store/accountReads.js'
@@ -41,7 +42,13 @@ export interface StreamsDeps {
   reads: AccountReads
   identity: Identity
   clock: Clock
+  /** Open-subscriber counts by stream (src/metrics/streamMetrics.ts). */
+  metrics: { subscriberCount(stream: string): SubscriberCount }
 }
+
+/** The streams served, as the subscriber counts name them. */
+const STREAM_NAMES = ['book', 'prices', 'trades', 'quotes', 'board', 'ticks', 'my_quotes', 'orders', 'fills', 'balances'] as const
+type StreamName = (typeof STREAM_NAMES)[number]
 
 /** A balance stream message: the wallet balance (GET /wallet/balance) as it stands after the event. */
 export type BalanceSnapshot = WalletBalance & { kind: 'snapshot' }
@@ -52,8 +59,10 @@ export class Streams {
   private readonly quoteFeeds = new Map<string, Promise<QuoteFeed>>()
   /** Open private streams by the credential that authenticated them (credentialOf), each with its ending. */
   private readonly byCredential = new Map<string, Set<() => void>>()
+  private readonly subscribers: Record<StreamName, SubscriberCount>
 
   constructor(private readonly d: StreamsDeps) {
+    this.subscribers = Object.fromEntries(STREAM_NAMES.map((n) => [n, d.metrics.subscriberCount(n)])) as Record<StreamName, SubscriberCount>
     this.hub = new EventHub({ redisUrl: d.config.redisUrl, redis: d.redis, keys: d.keys, log: d.log })
     d.identity.events.on((e) => {
       if (e.type === 'key-revoked') this.endCredential(keyCredential(e.keyId))
@@ -64,27 +73,27 @@ export class Streams {
   /** Order book of a listed market (of `only` that kind, when given): OrderbookSnapshot, then
    * OrderbookDelta with contiguous sequences. */
   book(marketId: string, only?: MarketKind): StreamOpener {
-    return async (sub) => {
+    return this.counted('book', async (sub) => {
       await this.market(marketId, only)
       return this.tail(sub, { stream: names.book(marketId), snapshot: () => this.bookSnapshot(marketId) })
-    }
+    })
   }
 
   /** PerpPrice events of a perpetual. */
   prices(symbol: string, fromSeq: number | null): StreamOpener {
-    return async (sub) => {
+    return this.counted('prices', async (sub) => {
       const m = await this.market(symbol)
       if (m.spec.type !== 'perpetual') throw new DomainError('INVALID_MARKET_ID', `Prices are published for perpetuals; ${symbol} is a ${m.spec.type}`)
       return this.tail(sub, { stream: names.prices(symbol), fromSeq })
-    }
+    })
   }
 
   /** Public Trade events of a market. */
   trades(marketId: string, fromSeq: number | null, only?: 'option'): StreamOpener {
-    return async (sub) => {
+    return this.counted('trades', async (sub) => {
       await this.market(marketId, only)
       return this.tail(sub, { stream: names.trades(marketId), fromSeq })
-    }
+    })
   }
 
   /** A market id as itself, or an underlying as its live markets (as listed now). */
@@ -98,7 +107,7 @@ export class Streams {
 
   /** Top of book of a market, or of every live market of an underlying. */
   quotes(symbol: string): StreamOpener {
-    return async (sub) => {
+    return this.counted('quotes', async (sub) => {
       const ids = await this.symbolMarkets(symbol)
       const open: OpenStream[] = []
       try {
@@ -108,17 +117,17 @@ export class Streams {
         throw err
       }
       return { close: () => open.forEach((s) => s.close()), resync: () => open.forEach((s) => s.resync?.()) }
-    }
+    })
   }
 
   /** The options board of an underlying: BoardSnapshot, then BoardDelta with the changed rows. */
   board(underlying: string): StreamOpener {
-    return (sub) => this.optionsStream(underlying, (feed) => feed.subscribeBoard(sub))
+    return this.counted('board', (sub) => this.optionsStream(underlying, (feed) => feed.subscribeBoard(sub)))
   }
 
   /** Option ticks of an underlying: OptionSnapshot, then OptionDelta with the changed ticks. */
   ticks(underlying: string): StreamOpener {
-    return (sub) => this.optionsStream(underlying, (feed) => feed.subscribeTicks(sub))
+    return this.counted('ticks', (sub) => this.optionsStream(underlying, (feed) => feed.subscribeTicks(sub)))
   }
 
   /**
@@ -129,7 +138,7 @@ export class Streams {
   myQuotes(principal: Principal, symbol: string): StreamOpener {
     const userId = principal.userId
     const stream = names.orders(userId)
-    return this.private(principal, async (sub) => {
+    return this.counted('my_quotes', this.private(principal, async (sub) => {
       const ids = await this.symbolMarkets(symbol)
       const markets = new Set(ids)
       const snapshot = async () => {
@@ -150,17 +159,17 @@ export class Streams {
         sub.frame(makeFrame({ ...f.env, eventType: 'QuoteUpdate', causationId: f.env.eventId, payload: { kind: 'update', ...quoteOrder(o) } satisfies QuoteUpdatePayload }))
       }
       return this.tail({ frame: emit, end: (err) => sub.end(err) }, { stream, snapshot })
-    })
+    }))
   }
 
   /** The caller's OrderUpdate events; replay after `fromSeq` from the buffer. */
   orders(principal: Principal, fromSeq: number | null): StreamOpener {
-    return this.private(principal, (sub) => this.tail(sub, { stream: names.orders(principal.userId), fromSeq }))
+    return this.counted('orders', this.private(principal, (sub) => this.tail(sub, { stream: names.orders(principal.userId), fromSeq })))
   }
 
   /** The caller's Fill events; replay after `fromSeq` from the buffer. */
   fills(principal: Principal, fromSeq: number | null): StreamOpener {
-    return this.private(principal, (sub) => this.tail(sub, { stream: names.fills(principal.userId), fromSeq }))
+    return this.counted('fills', this.private(principal, (sub) => this.tail(sub, { stream: names.fills(principal.userId), fromSeq })))
   }
 
   /**
@@ -171,7 +180,7 @@ export class Streams {
   balances(principal: Principal): StreamOpener {
     const userId = principal.userId
     const stream = names.balances(userId)
-    return this.private(principal, async (sub) => {
+    return this.counted('balances', this.private(principal, async (sub) => {
       let current: WalletBalance | null = null
       const snapshot = async () => {
         const seq = (await this.hub.lastSeq(stream)) ?? 0
@@ -185,7 +194,7 @@ export class Streams {
         sub.frame(makeFrame({ ...f.env, payload: { kind: 'snapshot', ...current } satisfies BalanceSnapshot }))
       }
       return this.tail({ frame: emit, end: (err) => sub.end(err) }, { stream, snapshot })
-    })
+    }))
   }
 
   async close(): Promise<void> {
@@ -193,6 +202,24 @@ export class Streams {
     this.optionFeeds.clear()
     this.quoteFeeds.clear()
     await this.hub.close()
+  }
+
+  /** Counts the stream among its kind's open subscribers from the moment it opens until it is closed. */
+  private counted(name: StreamName, open: StreamOpener): StreamOpener {
+    const count = this.subscribers[name]
+    return async (sub) => {
+      const stream = await open(sub)
+      count.inc()
+      let closed = false
+      return {
+        close: () => {
+          if (!closed) count.dec()
+          closed = true
+          stream.close()
+        },
+        resync: stream.resync,
+      }
+    }
   }
 
   private async market(id: string, only?: MarketKind): Promise<ListedMarket> {

@@ -24,6 +24,17 @@ export type StreamOpener = (sub: Subscriber) => Promise<OpenStream>
 export const slowConsumer = () => new DomainError('SLOW_CONSUMER')
 
 /**
+ * What a transport reports of its slow consumers (src/metrics/streamMetrics.ts counts it per transport):
+ * frames a conflating stream skipped (a fresh snapshot replaces them), and streams given up.
+ */
+export interface SlowConsumerMeter {
+  conflated(frames: number): void
+  dropped(): void
+}
+
+export const UNMETERED: SlowConsumerMeter = { conflated: () => {}, dropped: () => {} }
+
+/**
  * A subscription's frames for GraphQL: pulled as an async iterator (yoga's SSE, graphql's own execution),
  * or pushed to a sink as they come once direct() is called (graphql-ws's fan-out, src/streams/graphqlWs.ts).
  */
@@ -41,7 +52,10 @@ export class FrameQueue implements Subscriber, AsyncIterableIterator<Frame> {
     return this.done
   }
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly meter: SlowConsumerMeter,
+  ) {}
 
   frame(f: Frame): void {
     if (this.done) return
@@ -57,10 +71,12 @@ export class FrameQueue implements Subscriber, AsyncIterableIterator<Frame> {
     if (this.bytes <= this.maxBytes) return
     const resync = this.stream?.resync
     if (resync) {
+      this.meter.conflated(this.queue.length)
       this.queue.length = 0
       this.bytes = 0
       resync()
     } else {
+      this.meter.dropped()
       this.end(slowConsumer())
     }
   }
@@ -128,8 +144,8 @@ export class FrameQueue implements Subscriber, AsyncIterableIterator<Frame> {
 }
 
 /** Opens the stream and hands its frames out as an async iterator (what GraphQL subscriptions return). */
-export async function frameIterator(open: StreamOpener, maxBytes: number): Promise<AsyncIterableIterator<Frame>> {
-  const q = new FrameQueue(maxBytes)
+export async function frameIterator(open: StreamOpener, maxBytes: number, meter: SlowConsumerMeter = UNMETERED): Promise<AsyncIterableIterator<Frame>> {
+  const q = new FrameQueue(maxBytes, meter)
   const stream = await open(q)
   q.stream = stream
   // Ended while opening (revoked at once): nothing else will close it.

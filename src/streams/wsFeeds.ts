@@ -22,7 +22,7 @@ import type { Config } from '../config/env.js'
 import type { Frame } from './frame.js'
 import { SocketFeed } from './socketFeed.js'
 import type { Streams } from './streams.js'
-import type { OpenStream, StreamOpener, Subscriber } from './subscriber.js'
+import type { OpenStream, SlowConsumerMeter, StreamOpener, Subscriber } from './subscriber.js'
 
 const CLOSE_PING_TIMEOUT = 4000
 const CLOSE_SLOW_CONSUMER = 4008
@@ -82,6 +82,7 @@ export class FeedSocket {
     private readonly config: Config,
     private readonly log: Logger,
     private readonly credential: SocketCredential,
+    private readonly meter: SlowConsumerMeter,
   ) {
     this.pingTimer = setTimeout(() => this.close(CLOSE_PING_TIMEOUT, `no ping within ${config.wsPingTimeoutMs} ms`), config.wsPingTimeoutMs)
     ws.on('message', (data, isBinary) => this.onMessage(isBinary ? null : String(data)))
@@ -187,6 +188,7 @@ export class FeedSocket {
     entry.feed = new SocketFeed(
       this.ws,
       this.config.streamMaxBufferBytes,
+      this.meter,
       entry.stream.resync,
       (bufferedAmount) => {
         this.log.info({ at, subscription, bufferedAmount }, 'slow stream consumer disconnected')

@@ -281,7 +281,8 @@ const FillEventRef = eventType('FillEvent', 'Fill: one of the caller\'s fills; o
 })
 const BalanceEventRef = eventType('BalanceEvent', 'BalanceSnapshot first, then a BalanceUpdate snapshot after every change.', WalletBalanceRef, { nullable: false, payload: 'The balances as they stand.' })
 
-const iterate = (ctx: GraphQLContext, open: StreamOpener) => frameIterator(open, ctx.services.config.streamMaxBufferBytes)
+const iterate = (ctx: GraphQLContext, open: StreamOpener) =>
+  frameIterator(open, ctx.services.config.streamMaxBufferBytes, ctx.services.metrics.streams.slowConsumers.graphqlSse)
 
 function fromSeqOf(v: number | null | undefined): number | null {
   if (v === null || v === undefined) return null

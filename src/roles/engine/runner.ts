@@ -8,15 +8,19 @@
 // happened, and the batch is retried (still fenced) only if it did not. Any other failure while leading,
 // or a database away for longer than a lease, drops the in-memory state, gives up the lease and starts
 // over from what is durable.
+import { performance } from 'node:perf_hooks'
 import type { Redis } from 'ioredis'
 import type pg from 'pg'
 import type { Logger } from 'pino'
+import type { Registry } from 'prom-client'
 import { loadSnapshot, saveSnapshot, streamEpoch } from '../../bus/engineSnapshots.js'
 import { publishBatch, rewriteMirrors } from '../../bus/engineOutbox.js'
 import type { RedisKeys } from '../../bus/keys.js'
 import { Lease } from '../../bus/lease.js'
 import { compareStreamIds } from '../../bus/streamIds.js'
 import { newId } from '../../domain/ids.js'
+import { EngineMetrics } from '../../metrics/engineMetrics.js'
+import { registersFor } from '../../metrics/registry.js'
 import type { Changes } from '../../engine/changes.js'
 import type { CommandEnvelope } from '../../engine/commands.js'
 import { Engine } from '../../engine/engine.js'
@@ -39,6 +43,8 @@ export interface EngineRunnerOptions {
   snapshotEvery: number
   snapshotMs: number
   leaseMs: number
+  /** Where the engine's metric families go (src/metrics/engineMetrics.ts); none: counted unseen. */
+  registry?: Registry
   /** Test seam: awaited after a batch is applied in memory and before it is committed. */
   beforeCommit?: (streamId: string) => Promise<void>
   /** Test seam: awaited inside the batch's transaction, once the fencing update holds the offset row. */
@@ -65,6 +71,7 @@ export class EngineRunner {
   /** The live engine while leading; null as a standby. */
   engine: Engine | null = null
   private readonly lease: Lease
+  private readonly metrics: EngineMetrics
   private stopping = false
   private crashed = false
   private leading = false
@@ -80,6 +87,7 @@ export class EngineRunner {
 
   constructor(private readonly o: EngineRunnerOptions) {
     this.lease = new Lease(o.redis, o.keys.engineLease, o.instanceId, o.leaseMs)
+    this.metrics = new EngineMetrics(registersFor(o.registry ?? null), this)
   }
 
   get isLeader(): boolean {
@@ -89,6 +97,16 @@ export class EngineRunner {
   /** Id of the last command whose effects are committed. */
   get committed(): string {
     return this.committedId
+  }
+
+  /** Seconds since the oldest command not committed yet was appended, by Redis' clock; 0 when none waits. */
+  async lagSeconds(): Promise<number> {
+    const { redis, keys } = this.o
+    const [next, [seconds, micros]] = await Promise.all([redis.xrange(keys.commands, `(${this.committedId}`, '+', 'COUNT', 1), redis.time()])
+    const id = next[0]?.[0]
+    if (id === undefined) return 0
+    const nowMs = Number(seconds) * 1000 + Number(micros) / 1000
+    return Math.max(0, nowMs - Number(id.slice(0, id.indexOf('-')))) / 1000
   }
 
   start(): void {
@@ -214,6 +232,7 @@ export class EngineRunner {
     const changes = engine.takeChanges()
     await this.o.beforeCommit?.(lastId)
     if (this.crashed) return
+    const commitStart = performance.now()
     if ((await this.commit(engine, changes, lastId)) === 'fenced-out') {
       this.o.log.warn({ at: 'EngineRunner#process', streamId: lastId }, 'batch refused: a newer leader holds the fencing token; stepping down')
       this.leading = false
@@ -222,6 +241,7 @@ export class EngineRunner {
     }
     this.lastId = lastId
     this.committedId = lastId
+    this.metrics.committed(entries.length, (performance.now() - commitStart) / 1000)
     await this.o.afterCommit?.(lastId)
     if (this.crashed) return
     await publishBatch(this.o.redis, this.o.keys, engine.state, changes)
