@@ -33,6 +33,18 @@ describe('configuration', () => {
     }
   })
 
+  it('serves metrics on the API port only with METRICS_TOKEN, and on a listener of its own only with METRICS_PORT', () => {
+    expect(loadConfig({})).toMatchObject({ metricsToken: undefined, metricsListen: null })
+    expect(loadConfig({ METRICS_TOKEN: 'm'.repeat(16), METRICS_PORT: '9464' })).toMatchObject({
+      metricsToken: 'm'.repeat(16),
+      metricsListen: { host: '127.0.0.1', port: 9464 },
+    })
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).metricsListen).toEqual({ host: '0.0.0.0', port: 9464 })
+    // The API's own port is taken by the API; without the api role it is free for metrics.
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(/METRICS_PORT must differ from PORT/)
+    expect(loadConfig({ METRICS_PORT: '3000', ROLES: 'engine' }).metricsListen?.port).toBe(3000)
+  })
+
   it('turns the simulated maker off by default in production', () => {
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'p'.repeat(32) }).simMaker).toBe(false)
   })
@@ -46,6 +58,8 @@ describe('configuration', () => {
     ['MARK_STALE_MS', '-5'],
     ['SIM_MAKER', 'maybe'],
     ['ADMIN_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_PORT', '65536'],
     ['JWT_SECRET', 'too-short'],
     ['SESSION_TTL_MS', '1000'],
     ['NONCE_TTL_MS', '0'],

@@ -22,6 +22,15 @@ describe('checkPortFree', () => {
     await expect(checkPortFree('203.0.113.7', 3000)).rejects.toThrow(/^Port 3000 on 203\.0\.113\.7 names an address this machine does not have; set HOST$/)
   })
 
+  it('names the settings of the listener it checks', async () => {
+    await expect(checkPortFree('203.0.113.7', 9464, { port: 'METRICS_PORT', host: 'METRICS_HOST' })).rejects.toThrow(
+      /^Port 9464 on 203\.0\.113\.7 names an address this machine does not have; set METRICS_HOST$/,
+    )
+    expect(portError(Object.assign(new Error('x'), { code: 'EADDRINUSE' }), '127.0.0.1', 9464, { port: 'METRICS_PORT', host: 'METRICS_HOST' })?.message).toBe(
+      'Port 9464 on 127.0.0.1 is already in use; stop the process holding it or set METRICS_PORT to a free one',
+    )
+  })
+
   it('leaves other errors as they are', () => {
     expect(portError(new Error('boom'), 'h', 1)).toBeNull()
     expect(portError(Object.assign(new Error('x'), { code: 'EACCES' }), '0.0.0.0', 80)?.message).toBe('Port 80 on 0.0.0.0 needs privileges this process lacks; set PORT to one above 1023')

@@ -6,7 +6,7 @@ import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { clientIpResolver } from '../../src/streams/clientIp.js'
 import { makeFrame, type Frame } from '../../src/streams/frame.js'
-import { frameIterator, type OpenStream, type Subscriber } from '../../src/streams/subscriber.js'
+import { frameIterator, type OpenStream, type SlowConsumerMeter, type Subscriber } from '../../src/streams/subscriber.js'
 
 const frame = (seq: number, bytes = 10) => makeFrame({ eventType: 'Trade', eventSeq: seq, engineTs: 0, payload: 'x'.repeat(bytes) })
 
@@ -19,6 +19,12 @@ function scripted(opts: { resync: boolean }) {
     return { close: () => s.closed++, resync: opts.resync ? () => s.resyncs++ : null }
   }
   return { s, open }
+}
+
+/** A meter that keeps what it is told. */
+function meter(): SlowConsumerMeter & { counts: { conflated: number; dropped: number } } {
+  const counts = { conflated: 0, dropped: 0 }
+  return { counts, conflated: (n) => (counts.conflated += n), dropped: () => counts.dropped++ }
 }
 
 describe('frameIterator', () => {
@@ -36,9 +42,10 @@ describe('frameIterator', () => {
     expect(await it.next()).toEqual({ value: undefined, done: true })
   })
 
-  it('past its byte limit drops its queue and resyncs a snapshot stream', async () => {
+  it('past its byte limit drops its queue and resyncs a snapshot stream, counting the frames it skipped', async () => {
     const { s, open } = scripted({ resync: true })
-    const it = await frameIterator(open, 500)
+    const m = meter()
+    const it = await frameIterator(open, 500, m)
     for (let seq = 2; seq <= 10; seq++) s.sub!.frame(frame(seq, 100))
     expect(s.resyncs).toBeGreaterThan(0)
     const fresh = makeFrame({ eventType: 'OrderbookSnapshot', eventSeq: 10, engineTs: 0, payload: null })
@@ -50,13 +57,17 @@ describe('frameIterator', () => {
       if (r.value === fresh) break
     }
     expect(got.length).toBeLessThan(10)
+    // Each of the 10 frames was either handed out or counted as skipped.
+    expect(m.counts).toEqual({ conflated: 10 - (got.length - 1), dropped: 0 })
   })
 
-  it('past its byte limit ends an event stream with SLOW_CONSUMER', async () => {
+  it('past its byte limit ends an event stream with SLOW_CONSUMER, counting it dropped', async () => {
     const { s, open } = scripted({ resync: false })
-    const it = await frameIterator(open, 500)
+    const m = meter()
+    const it = await frameIterator(open, 500, m)
     for (let seq = 2; seq <= 10; seq++) s.sub!.frame(frame(seq, 100))
     await expect(it.next()).rejects.toMatchObject({ code: 'SLOW_CONSUMER' })
+    expect(m.counts).toEqual({ conflated: 0, dropped: 1 })
     expect(s.closed).toBe(1)
     expect(await it.next()).toEqual({ value: undefined, done: true })
   })
