@@ -1,6 +1,7 @@
 // The HTTP host: Fastify with correlation ids and one error shape, CORS, cookies and access control,
-// the REST route table, yoga at /graphql, operator routes under /admin, the health probes, and the
-// API reference (/openapi.json, /docs) describing all of them.
+// the REST route table, yoga at /graphql, operator routes under /admin, the health probes, the API
+// reference (/openapi.json, /docs) describing all of them, and each request's latency for the metrics
+// (src/metrics/httpMetrics.ts).
 import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify'
 import type { GraphQLSchema } from 'graphql'

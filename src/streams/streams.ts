@@ -3,7 +3,8 @@
 // feeds a Subscriber. Engine streams read the one EventHub; the board, option ticks and quotes are
 // computed here and shared by all local subscribers. Private streams are closed when the credential that
 // opened them ends, on every node: an API key revoked or a session logged out (both reach every node on
-// the auth channel), or a session or API key reaching its expiry.
+// the auth channel), or a session or API key reaching its expiry. Every stream opened here counts among
+// its kind's open subscribers (metrics) until it is closed.
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Principal } from '../auth/principal.js'
