@@ -19,6 +19,7 @@ import { DomainError, errorBody } from '../domain/errors.js'
 import { ConnectionCaps } from '../streams/connectionCaps.js'
 import { streamRouteDocs } from '../streams/streamDocs.js'
 import { installStreams } from '../streams/streamServer.js'
+import { metricsRouteDoc } from '../metrics/exposition.js'
 import { registerDocs, serviceRouteDocs } from './docs.js'
 import { installErrorHandling, onClientError, onFrameworkError } from './errors.js'
 
@@ -144,6 +145,8 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
     ...(config.adminToken ? adminRoutes.map((r): DocumentedRoute => ({ ...r, auth: 'admin', responses: [{ status: 200, description: r.summary, schema: r.response }] })) : []),
     ...streamRouteDocs,
     ...serviceRouteDocs,
+    // Registered by the composition root, which holds the registry (src/metrics/exposition.ts).
+    ...(config.metricsToken ? [metricsRouteDoc] : []),
   ])
 
   app.get('/health', async () => ({ status: 'ok' }))

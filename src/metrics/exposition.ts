@@ -9,9 +9,21 @@ import type { Registry } from 'prom-client'
 import { operatorTokenCheck } from '../auth/operatorToken.js'
 import { errorBody } from '../domain/errors.js'
 import { portError, type PortSettings } from '../http/port.js'
+import type { DocumentedRoute } from '../rest/openapi.js'
 
 export const METRICS_PATH = '/metrics'
 export const METRICS_SETTINGS: PortSettings = { port: 'METRICS_PORT', host: 'METRICS_HOST' }
+
+/** The route in the API reference, where it is served (METRICS_TOKEN set). */
+export const metricsRouteDoc: DocumentedRoute = {
+  method: 'GET',
+  path: METRICS_PATH,
+  auth: 'metrics',
+  tag: 'Operator',
+  summary: 'Prometheus metrics',
+  description: "This process's metrics in Prometheus' text format (README \"Metrics\" lists the families). For operators: served only with METRICS_TOKEN set; METRICS_PORT serves the same page without a credential on a port of its own.",
+  responses: [{ status: 200, description: 'The metrics page.', mediaType: 'text/plain; version=0.0.4' }],
+}
 
 export function registerMetricsRoute(app: FastifyInstance, registry: Registry, token: string | undefined): void {
   if (!token) return

@@ -27,8 +27,8 @@ export interface DocumentedRoute extends RouteDoc {
   method: 'GET' | 'POST' | 'DELETE'
   /** Fastify path syntax. */
   path: string
-  /** `admin`: the operator token. */
-  auth: AuthLevel | 'admin'
+  /** `admin`: the operator token; `metrics`: the metrics token. */
+  auth: AuthLevel | 'admin' | 'metrics'
   orderRateLimited?: boolean
   params?: z.ZodObject<Record<string, z.ZodType<string, string>>>
   query?: z.ZodType
@@ -49,6 +49,7 @@ const AUTH_ERRORS: Record<DocumentedRoute['auth'], readonly ErrorCode[]> = {
   trade: ['MISSING_CREDENTIAL', 'INVALID_TOKEN', 'KEY_REVOKED', 'IP_NOT_ALLOWED', 'SCOPE_INSUFFICIENT'],
   session: ['MISSING_CREDENTIAL', 'INVALID_TOKEN', 'SCOPE_INSUFFICIENT'],
   admin: ['MISSING_CREDENTIAL', 'INVALID_TOKEN'],
+  metrics: ['MISSING_CREDENTIAL', 'INVALID_TOKEN'],
 }
 
 const SECURITY: Record<DocumentedRoute['auth'], Array<Record<string, string[]>>> = {
@@ -57,6 +58,7 @@ const SECURITY: Record<DocumentedRoute['auth'], Array<Record<string, string[]>>>
   trade: [{ apiKey: [] }, { sessionToken: [] }, { sessionCookie: [] }],
   session: [{ sessionToken: [] }, { sessionCookie: [] }],
   admin: [{ adminToken: [] }],
+  metrics: [{ metricsToken: [] }],
 }
 
 const AUTH_NOTE: Record<DocumentedRoute['auth'], string> = {
@@ -65,6 +67,7 @@ const AUTH_NOTE: Record<DocumentedRoute['auth'], string> = {
   trade: 'Needs an API key of scope `trade`, or a session.',
   session: 'Needs a session (cookie or session JWT): API keys cannot manage keys.',
   admin: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`.',
+  metrics: 'Needs `Authorization: Bearer <METRICS_TOKEN>`.',
 }
 
 /** `/orders/:id/cancel` → `/orders/{id}/cancel`. */
@@ -215,6 +218,7 @@ export function buildOpenApi(routes: readonly DocumentedRoute[], o: OpenApiOptio
         sessionToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The session JWT `POST /auth/verify` answers.' },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The HttpOnly session cookie `POST /auth/verify` sets.' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token, ADMIN_TOKEN.' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'The metrics token, METRICS_TOKEN.' },
       },
       headers: {
         XCorrelationId: header('On every response; quote it when reporting a problem. A sane `X-Correlation-Id` sent with the request is kept.', { type: 'string' }),

@@ -84,6 +84,12 @@ describe('GET /metrics', () => {
     expect((await fetch(ex.metricsUrl!.replace(/\/metrics$/, '/other'))).status).toBe(404)
   })
 
+  it('is in the API reference where it is served, as an operator route with its own token', async () => {
+    const doc = (await api.get('/openapi.json')).body
+    expect(doc.paths['/metrics'].get).toMatchObject({ tags: ['Operator'], security: [{ metricsToken: [] }] })
+    expect(doc.components.securitySchemes.metricsToken).toMatchObject({ type: 'http', scheme: 'bearer' })
+  })
+
   it('shows the roles of the process and Node process metrics', async () => {
     const p = await page()
     for (const role of ['api', 'engine', 'scheduler', 'indexer']) expect(p.value('exchange_roles', { role })).toBe(1)
