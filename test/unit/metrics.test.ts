@@ -102,7 +102,7 @@ describe('SocketFeed', () => {
   /** A socket whose unsent bytes the test sets. */
   const socket = () => {
     const sent: string[] = []
-    const ws = { bufferedAmount: 0, send: (t: string) => sent.push(t) }
+    const ws = { bufferedAmount: 0, readyState: 1, extensions: '', send: (t: string) => sent.push(t) }
     return { ws, sent, asWs: ws as unknown as WebSocket }
   }
 

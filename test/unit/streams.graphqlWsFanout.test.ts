@@ -13,6 +13,7 @@ import WebSocket, { WebSocketServer } from 'ws'
 import { NO_CREDENTIAL } from '../../src/auth/principal.js'
 import { loadConfig } from '../../src/config/env.js'
 import { schema } from '../../src/graphql/schema.js'
+import { unregisteredApiMetrics } from '../../src/metrics/apiMetrics.js'
 import type { Services } from '../../src/services/services.js'
 import { makeFrame, type Frame } from '../../src/streams/frame.js'
 import { serveGraphqlWs } from '../../src/streams/graphqlWs.js'
@@ -57,6 +58,7 @@ async function start(env: Record<string, string> = {}) {
     config: loadConfig(env),
     log: pino({ level: 'info' }, { write: (line: string) => logs.push(line) }),
     identity: { credentials: { resolve: async () => NO_CREDENTIAL } },
+    metrics: unregisteredApiMetrics(),
     streams: {
       book: (marketId: string) => async (sub: Subscriber): Promise<OpenStream> => {
         const book = bookOf(marketId)
