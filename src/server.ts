@@ -10,6 +10,7 @@ import pino, { type Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { Identity } from './auth/identity.js'
 import { CommandBus } from './bus/commandBus.js'
+import { FeedPause } from './bus/feedPause.js'
 import { redisKeys, type RedisKeys } from './bus/keys.js'
 import { connectRedis } from './bus/redis.js'
 import type { Config } from './config/env.js'
@@ -174,7 +175,8 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     const streams = new Streams({ config, log, redis, keys, marketData, reads, identity, clock, metrics: apiMetrics.streams })
     closers.push(() => streams.close())
     const mmp = new MarketMakerProtection({ prisma, commands: bus, clock })
-    const services: Services = { config, log, clock, marketData, commands: bus, identity, trading, mmp, reads, streams, metrics: apiMetrics }
+    const feedPause = new FeedPause(redis, keys)
+    const services: Services = { config, log, clock, marketData, commands: bus, feedPause, identity, trading, mmp, reads, streams, metrics: apiMetrics }
 
     let scheduler: LeasedLoops | null = null
     if (roles.has('scheduler')) {

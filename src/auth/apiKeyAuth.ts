@@ -5,9 +5,7 @@
 // the revoking node sets after the database update and before it answers. A key loaded from the
 // database is current by definition. Checks run in the order the spec's codes imply: format, lookup,
 // revoked, expired, IP allowlist (the scope is the route's business).
-import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
-import type { RedisKeys } from '../bus/keys.js'
 import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import type { PrismaClient } from '../store/prisma.js'
@@ -15,6 +13,7 @@ import { auditUserAgent } from './apiKeyStore.js'
 import { ipAllowed } from './ipAllowlist.js'
 import { hashSecret, isKeySecret, sameDigest } from './keyMaterial.js'
 import type { Principal } from './principal.js'
+import type { RevocationMarkers } from './revocationMarkers.js'
 
 interface CachedKey {
   id: string
@@ -41,8 +40,7 @@ export class ApiKeyAuth {
 
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly redis: Redis,
-    private readonly keys: RedisKeys,
+    private readonly revocations: RevocationMarkers,
     private readonly log: Logger,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -83,7 +81,7 @@ export class ApiKeyAuth {
   private async lookup(hash: string, now: number): Promise<CachedKey | null> {
     const hit = this.cache.get(hash)
     if (hit && now - hit.loadedAt < KEY_CACHE_MS) {
-      if (!hit.revokedAt && (await this.redis.exists(this.keys.revokedKey(hit.id))) === 1) hit.revokedAt = new Date(now)
+      if (!hit.revokedAt && (await this.revocations.isRevoked(hit.id))) hit.revokedAt = new Date(now)
       return hit
     }
     const row = await this.prisma.apiKey.findUnique({

@@ -3,14 +3,13 @@
 // the audit rows of creation and revocation. Revocation reaches every API node's key cache through a
 // Redis marker each node checks before trusting a cached key (apiKeyAuth.ts), and an auth event that
 // drops the key from their caches.
-import type { Redis } from 'ioredis'
-import type { RedisKeys } from '../bus/keys.js'
 import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
 import type { PrismaClient } from '../store/prisma.js'
 import type { ApiKeyRequest } from './apiKeyRequest.js'
 import type { AuthEvents } from './authEvents.js'
 import { hashSecret, isKeyId, newKeyId, newKeySecret } from './keyMaterial.js'
+import type { RevocationMarkers } from './revocationMarkers.js'
 
 export type ApiKeyStatus = 'active' | 'expired' | 'revoked'
 
@@ -35,8 +34,6 @@ export interface AuditSource {
 
 /** Active keys one user may hold at once; revoked and expired ones do not count. */
 export const MAX_ACTIVE_KEYS = 50
-/** Longer than any node caches a key (apiKeyAuth.ts), so a cached key always meets its marker. */
-export const REVOKED_MARKER_TTL_MS = 3_600_000
 const USER_AGENT_CHARS = 256
 
 const VIEW = {
@@ -59,8 +56,7 @@ export const auditUserAgent = (ua: string | null) => (ua === null ? null : ua.sl
 export class ApiKeyStore {
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly redis: Redis,
-    private readonly keys: RedisKeys,
+    private readonly revocations: RevocationMarkers,
     private readonly events: AuthEvents,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -133,7 +129,7 @@ export class ApiKeyStore {
     const row = await this.prisma.apiKey.findFirst({ where: { id: keyId, userId }, select: VIEW })
     if (!row) throw notFound()
     // The database says revoked first; then every node learns it before this call returns.
-    await this.redis.set(this.keys.revokedKey(keyId), '1', 'PX', REVOKED_MARKER_TTL_MS)
+    await this.revocations.mark(keyId)
     await this.events.publish({ type: 'key-revoked', keyId })
     if (count === 0) throw new DomainError('KEY_ALREADY_REVOKED', `API key ${keyId} is already revoked`, { revokedAt: row.revokedAt })
     await this.prisma.apiKeyAudit.create({ data: { keyId, userId, action: 'revoke', ip: source.ip, userAgent: auditUserAgent(source.userAgent) } })

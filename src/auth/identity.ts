@@ -13,6 +13,7 @@ import { ApiKeyStore } from './apiKeyStore.js'
 import { AuthEvents } from './authEvents.js'
 import { CredentialResolver } from './credentials.js'
 import { RateTiers } from './rateTiers.js'
+import { RevocationMarkers } from './revocationMarkers.js'
 import { Sessions } from './sessions.js'
 import { defaultSiweDomains, Siwe } from './siwe.js'
 import { Users, type UserRow } from './users.js'
@@ -41,6 +42,8 @@ export class Identity {
   readonly users: Users
   readonly siwe: Siwe
   readonly sessions: Sessions
+  /** The API-key revocation markers every node checks a cached key and a key's streams against. */
+  readonly revocations: RevocationMarkers
   readonly apiKeys: ApiKeyStore
   readonly keyAuth: ApiKeyAuth
   readonly credentials: CredentialResolver
@@ -62,8 +65,9 @@ export class Identity {
     this.users = new Users(prisma)
     this.siwe = new Siwe(redis, keys, config.nonceTtlMs, () => this.siweDomains, clock)
     this.sessions = new Sessions(redis, keys, this.events, config.jwtSecret, config.sessionTtlMs, clock)
-    this.apiKeys = new ApiKeyStore(prisma, redis, keys, this.events, clock)
-    this.keyAuth = new ApiKeyAuth(prisma, redis, keys, log, clock)
+    this.revocations = new RevocationMarkers(redis, keys)
+    this.apiKeys = new ApiKeyStore(prisma, this.revocations, this.events, clock)
+    this.keyAuth = new ApiKeyAuth(prisma, this.revocations, log, clock)
     this.credentials = new CredentialResolver(this.sessions, this.keyAuth)
     this.tiers = new RateTiers(prisma)
     this.orderRate = new OrderRateLimiter(redis, keys.orderRate, d.rateLimitClock)

@@ -13,7 +13,7 @@
 //   {p}book:{marketId}        string   depth mirror: {marketId, sequence, bids, asks, timestamp}
 //   {p}marks                  hash     marketId → latest mark JSON
 //   {p}funding                hash     perpetual marketId → {fundingRate (current period's estimate), nextFundingAtMs}
-//   {p}feed:paused            string   "1" while an operator has paused the simulated mark feed
+//   {p}feed:paused            string   "1" while an operator has paused the simulated mark feed (feedPause.ts)
 //   {p}ev:{stream}            channel  live events of one stream (book:X, prices:X, marks:F, markets...)
 //   {p}evlog:{stream}         stream   the same events, capped, for replay
 //   {p}auth:nonce:{nonce}     string   "1" for an issued, unused SIWE nonce; PX = NONCE_TTL_MS; GETDEL consumes
@@ -21,6 +21,7 @@
 //                                      a JWT or cookie naming a missing sid is dead (logout deletes it)
 //   {p}auth:revoked:{keyId}   string   "1" once an API key is revoked; outlives every node's key cache, so a
 //                                      node holding the key cached refuses it on the next request
+//                                      (src/auth/revocationMarkers.ts)
 //   {p}auth:events            channel  invalidations for every API node's caches and private streams:
 //                                      {type:'key-revoked', keyId}, {type:'session-ended', sessionId} and
 //                                      {type:'rate-tier', userId}

@@ -56,10 +56,7 @@ export const adminRoutes: readonly AdminRoute[] = [
     body: feedBody,
     response: z.object({ enabled: z.boolean() }),
     handle: async (services, { body }) => {
-      const redis = services.marketData.redis
-      const key = services.marketData.keys.feedPaused
-      if (body.enabled) await redis.del(key)
-      else await redis.set(key, '1')
+      await services.feedPause.set(!body.enabled)
       return { enabled: body.enabled }
     },
   },

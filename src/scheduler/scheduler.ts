@@ -3,6 +3,7 @@
 import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { CommandBus } from '../bus/commandBus.js'
+import { FeedPause } from '../bus/feedPause.js'
 import type { RedisKeys } from '../bus/keys.js'
 import { Lease } from '../bus/lease.js'
 import type { Redis } from 'ioredis'
@@ -49,11 +50,12 @@ export function createScheduler(o: SchedulerOptions): LeasedLoops {
   })
   if (o.config.markFeed === 'sim') {
     let feed: SimFeed | null = null
+    const pause = new FeedPause(o.redis, o.keys)
     jobs.push({
       name: 'markFeed',
       intervalMs: o.config.markFeedIntervalMs,
       run: async () => {
-        if (await o.redis.exists(o.keys.feedPaused)) return
+        if (await pause.isPaused()) return
         const now = o.clock()
         const markets = (await o.marketData.listed()).filter((m) => m.status !== 'settled').map((m) => m.spec)
         if (!feed) {

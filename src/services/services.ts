@@ -2,6 +2,7 @@
 import type { Logger } from 'pino'
 import type { Identity } from '../auth/identity.js'
 import type { CommandBus } from '../bus/commandBus.js'
+import type { FeedPause } from '../bus/feedPause.js'
 import type { Config } from '../config/env.js'
 import type { Clock } from '../domain/clock.js'
 import type { ApiMetrics } from '../metrics/apiMetrics.js'
@@ -18,6 +19,8 @@ export interface Services {
   readonly clock: Clock
   readonly marketData: MarketData
   readonly commands: CommandBus
+  /** The operator's pause of the simulated mark feed (`POST /admin/feed`). */
+  readonly feedPause: FeedPause
   /** Sign-in, sessions, API keys, credential checks and the order-rate limit. */
   readonly identity: Identity
   /** Orders, quotes, transfers, faucet: validated and sent to the engine. */

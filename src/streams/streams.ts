@@ -345,7 +345,7 @@ export class Streams {
     if (keyId !== undefined) {
       return {
         id: keyCredential(keyId),
-        hasEnded: async () => (await this.d.redis.exists(this.d.keys.revokedKey(keyId))) === 1,
+        hasEnded: () => this.d.identity.revocations.isRevoked(keyId),
         ended: () => new DomainError('KEY_REVOKED', 'The API key of this stream has been revoked'),
         expired: () => new DomainError('INVALID_TOKEN', 'The API key of this stream has expired'),
       }

@@ -4,7 +4,7 @@ import {
   hashSecret, isKeyId, isKeySecret, newKeyId, newKeySecret, newNonce, randomBase62, sameDigest,
 } from '../../src/auth/keyMaterial.js'
 import { KEY_CACHE_MS } from '../../src/auth/apiKeyAuth.js'
-import { REVOKED_MARKER_TTL_MS } from '../../src/auth/apiKeyStore.js'
+import { REVOKED_MARKER_TTL_MS } from '../../src/auth/revocationMarkers.js'
 
 describe('API key material', () => {
   it('makes ids svc_kid_ + 16 base62 and secrets svc_sk_ + 43 base62 (256 bits)', () => {
