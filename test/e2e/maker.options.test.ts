@@ -5,7 +5,7 @@
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { D } from '../../src/domain/decimal.js'
-import { HOUSE_MMP, SIM_QUOTE_ID } from '../../src/maker/simMaker.js'
+import { HOUSE_MMP, SIM_QUOTE_ID } from '../../src/roles/maker/simMaker.js'
 import { signIn } from '../support/auth.js'
 import { exchangeFor } from '../support/exchange.js'
 import { pollUntil } from '../support/poll.js'

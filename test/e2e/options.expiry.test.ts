@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { optionExpiries, isoDate } from '../../src/domain/calendar.js'
 import { D } from '../../src/domain/decimal.js'
-import { runListing } from '../../src/scheduler/listingJob.js'
+import { runListing } from '../../src/roles/scheduler/listingJob.js'
 import { signIn, type SignedIn } from '../support/auth.js'
 import { testClock } from '../support/clock.js'
 import { exchangeFor } from '../support/exchange.js'

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { D } from '../../src/domain/decimal.js'
 import { isUlid } from '../../src/domain/ids.js'
-import { runListing } from '../../src/scheduler/listingJob.js'
+import { runListing } from '../../src/roles/scheduler/listingJob.js'
 import { expectError, fundPerps, type SignedIn, signIn } from '../support/auth.js'
 import { watchEvent } from '../support/events.js'
 import { ADMIN, exchangeFor, type TestExchange } from '../support/exchange.js'

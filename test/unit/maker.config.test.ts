@@ -4,7 +4,7 @@ import { keccak256, stringToHex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { defaultSiweDomains } from '../../src/auth/siwe.js'
 import { ConfigError, DEV_MAKER_PRIVATE_KEY, DEV_TAKER_PRIVATE_KEY, loadConfig } from '../../src/config/env.js'
-import { makerApiUrl } from '../../src/maker/simMaker.js'
+import { makerApiUrl } from '../../src/roles/maker/simMaker.js'
 
 const KEY = `0x${'ab'.repeat(32)}`
 

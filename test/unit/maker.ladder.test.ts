@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { D, toScaled } from '../../src/domain/decimal.js'
 import { mulberry32 } from '../../src/domain/prng.js'
-import { buildLadder, DEFAULT_LADDER, type LadderMarket } from '../../src/maker/ladder.js'
-import { nextTakerOrder, type TakerMarket } from '../../src/maker/taker.js'
+import { buildLadder, DEFAULT_LADDER, type LadderMarket } from '../../src/roles/maker/ladder.js'
+import { nextTakerOrder, type TakerMarket } from '../../src/roles/maker/taker.js'
 
 const band = (mark: string, tick: string, bps = 1_000) => ({
   priceBandLow: D(mark).mul(10_000 - bps).div(10_000).div(tick).ceil().mul(tick).toFixed(),

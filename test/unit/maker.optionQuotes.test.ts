@@ -2,7 +2,7 @@
 // that leans against inventory (never past the value), strikes within ±20% of the forward.
 import { describe, expect, it } from 'vitest'
 import { D } from '../../src/domain/decimal.js'
-import { optionQuotes, quotesOption, type QuotedOption } from '../../src/maker/optionQuotes.js'
+import { optionQuotes, quotesOption, type QuotedOption } from '../../src/roles/maker/optionQuotes.js'
 
 const NOW = Date.UTC(2026, 10, 25, 12)
 const base: QuotedOption = {

@@ -1,5 +1,5 @@
 // Money that crosses the chain: deposits the indexer saw final, and withdrawals from request to the end
-// of their transfer. The chain itself is the indexer's and the withdrawal worker's business (src/chain);
+// of their transfer. The chain itself is the indexer's and the withdrawal worker's business (src/roles/indexer);
 // here are the rules: a deposit counts once by (txHash, logIndex), and only money that came in on chain
 // (less what went out or is on its way out) may leave, so faucet credits never do.
 import { microToString } from '../../domain/decimal.js'

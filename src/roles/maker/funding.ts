@@ -2,8 +2,8 @@
 // once, by the engine's Genesis command (a test network's mint, like a deposit: not a trading path), only
 // while its account holds nothing; the taker takes the public faucet like any user. Both then move USDC
 // from `wallet` into `spot` and `perps` through POST /wallet/transfer, topping buckets up to a target.
-import type { Command } from '../engine/commands.js'
-import { D, formatDecimal } from '../domain/decimal.js'
+import type { Command } from '../../engine/commands.js'
+import { D, formatDecimal } from '../../domain/decimal.js'
 import { ApiError, type ExchangeClient } from './exchangeClient.js'
 
 export interface WalletBalance {

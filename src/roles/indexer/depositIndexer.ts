@@ -10,9 +10,9 @@
 // cursor's block hash no longer on chain) stops the indexer loudly rather than guess.
 import type { Logger } from 'pino'
 import type { PublicClient } from 'viem'
-import type { Clock } from '../domain/clock.js'
-import type { Command } from '../engine/commands.js'
-import { claimableDeposits, readCursor, recordFinal, replacePending, type ChainCursor, type SeenDeposit } from '../store/chainRows.js'
+import type { Clock } from '../../domain/clock.js'
+import type { Command } from '../../engine/commands.js'
+import { claimableDeposits, readCursor, recordFinal, replacePending, type ChainCursor, type SeenDeposit } from '../../store/chainRows.js'
 import type pg from 'pg'
 import { ERC20_ABI, TOKEN_DECIMALS } from './token.js'
 

@@ -4,8 +4,8 @@
 // do not pile keys up) and create a fresh `trade` key. It trades with that key only.
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { createSiweMessage } from 'viem/siwe'
-import { SIWE_CHAIN_ID } from '../auth/siwe.js'
-import type { Clock } from '../domain/clock.js'
+import { SIWE_CHAIN_ID } from '../../auth/siwe.js'
+import type { Clock } from '../../domain/clock.js'
 import type { ExchangeClient } from './exchangeClient.js'
 
 export interface TraderCredential {

@@ -1,7 +1,7 @@
 // Periodic jobs that must run on one instance at a time: they run only while this process holds the
 // scheduler lease, each on its own interval, never overlapping with itself.
 import type { Logger } from 'pino'
-import type { Lease } from '../bus/lease.js'
+import type { Lease } from '../../bus/lease.js'
 
 export interface Job {
   name: string

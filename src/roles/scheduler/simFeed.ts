@@ -1,11 +1,11 @@
 // The `sim` mark source: a seeded geometric random walk of each family's spot, and futures priced off
 // it at carry (spot·e^(rT)) with a little basis noise. Floats stay inside this model; every price
 // leaves it rounded to the market's tick.
-import type { FamilyCatalog } from '../config/catalog.js'
-import { D, formatDecimal, roundToTick } from '../domain/decimal.js'
-import type { MarketSpec } from '../domain/market.js'
-import { gaussian, mulberry32, type Rng } from '../domain/prng.js'
-import type { MarkInput } from '../engine/commands.js'
+import type { FamilyCatalog } from '../../config/catalog.js'
+import { D, formatDecimal, roundToTick } from '../../domain/decimal.js'
+import type { MarketSpec } from '../../domain/market.js'
+import { gaussian, mulberry32, type Rng } from '../../domain/prng.js'
+import type { MarkInput } from '../../engine/commands.js'
 
 const YEAR_MS = 365.25 * 24 * 3_600_000
 /** Basis noise of futures around carry, as a fraction. */

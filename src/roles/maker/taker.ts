@@ -3,8 +3,8 @@
 // takes from its ladders now and then, and the book prints trades and candles. Sides are random but lean
 // toward reducing what the taker already holds, so its positions (and the house's opposite ones) stay
 // small for as long as the simulator runs. Pure: the draws come from the caller's seeded generator.
-import { D, formatDecimal } from '../domain/decimal.js'
-import type { Rng } from '../domain/prng.js'
+import { D, formatDecimal } from '../../domain/decimal.js'
+import type { Rng } from '../../domain/prng.js'
 
 export interface TakerMarket {
   marketId: string

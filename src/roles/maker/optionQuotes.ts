@@ -4,9 +4,9 @@
 // takes) and a mid that leans against the house's inventory in that option (long: lower, to sell it;
 // short: higher, to buy back), by a share of vega per contract held. Pure: the same inputs give the
 // same quotes. Floats only inside Black-76's vega; prices are worked in ticks.
-import { D, formatDecimal } from '../domain/decimal.js'
-import { black76Greeks } from '../domain/pricing/greeks.js'
-import { YEAR_MS } from '../domain/pricing/optionTheo.js'
+import { D, formatDecimal } from '../../domain/decimal.js'
+import { black76Greeks } from '../../domain/pricing/greeks.js'
+import { YEAR_MS } from '../../domain/pricing/optionTheo.js'
 import type { LadderQuote } from './ladder.js'
 
 export interface QuotedOption {

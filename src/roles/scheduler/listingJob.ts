@@ -1,9 +1,9 @@
 // The listing job: lists what the catalog wants listed now (new quarters, new option expiries) and
 // retires expired markets. It only sends engine commands; the engine decides.
-import { CATALOG } from '../config/catalog.js'
-import type { CommandBus } from '../bus/commandBus.js'
-import { futureId, marketsToList, plannedMarkets } from '../domain/listing.js'
-import type { MarketData } from '../services/marketData.js'
+import { CATALOG } from '../../config/catalog.js'
+import type { CommandBus } from '../../bus/commandBus.js'
+import { futureId, marketsToList, plannedMarkets } from '../../domain/listing.js'
+import type { MarketData } from '../../services/marketData.js'
 
 export async function runListing(md: MarketData, bus: CommandBus, defaultStaleMarkMs: number, nowMs: number): Promise<{ listed: number; expired: number }> {
   const [listed, marks] = await Promise.all([md.listed({ fresh: true }), md.marks()])

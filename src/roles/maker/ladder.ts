@@ -2,8 +2,8 @@
 // points, prices on the market's tick and inside its price band, sizes on its step and at least its
 // minimum, with a little seeded jitter so the book looks alive. Pure: the same inputs and seed give the
 // same ladder. Prices are worked in decimal ticks; floats only draw the jitter and the bps offsets.
-import { D, formatDecimal } from '../domain/decimal.js'
-import { mulberry32 } from '../domain/prng.js'
+import { D, formatDecimal } from '../../domain/decimal.js'
+import { mulberry32 } from '../../domain/prng.js'
 
 export interface LadderMarket {
   tickSize: string
