@@ -78,7 +78,8 @@ export interface StartOptions {
   clock?: Clock
   /** Pins the order-rate limiter's clock (tests); by default it uses Redis' clock. */
   rateLimitClock?: Clock
-  /** Benchmarks only: registers routes of their own on the HTTP app before it listens (bench/httpServer.ts). */
+  /** Benchmarks and tests: routes of their own on the HTTP app, registered before it listens (bench/httpServer.ts,
+   * test/support/exchange.ts); the application registers none of them. */
   extraRoutes?: (app: FastifyInstance, services: Services) => void
 }
 

@@ -132,14 +132,6 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
   registerAdminRoutes(app, o.services)
   installStreams(app, o.services, o.schema, caps)
 
-  if (config.env === 'test') {
-    // The order path's access and rate limit, before the order endpoints exist: tests drive this.
-    app.post('/test/order-path', { config: { auth: 'trade', orderRateLimited: true } }, async (req) => ({
-      ok: true,
-      userId: req.credential.principal?.userId,
-    }))
-  }
-
   registerDocs(app, (): DocumentedRoute[] => [
     ...o.routes.map(documentRestRoute),
     ...(config.adminToken ? adminRoutes.map((r): DocumentedRoute => ({ ...r, auth: 'admin', responses: [{ status: 200, description: r.summary, schema: r.response }] })) : []),

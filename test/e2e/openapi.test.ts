@@ -33,7 +33,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 const documented = () => Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => METHODS.filter((m) => ops[m]).map((m) => `${m.toUpperCase()} ${path}`))
 
 /** `METHOD /path/{param}` of every route Fastify has: HEAD (Fastify's own, beside each GET) and OPTIONS
- * (CORS preflights) are not operations of the API; /test/* exists under NODE_ENV=test only. */
+ * (CORS preflights) are not operations of the API; /test/* are the test exchange's own (test/support). */
 function registered(): string[] {
   const out = new Set<string>()
   for (const r of registeredRoutes(ex.http!)) {

@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config/env.js'
 import { startExchange, type Exchange, type StartOptions } from '../../src/server.js'
 import { testClock } from './clock.js'
 import { http, type Http } from './http.js'
+import { registerOrderPathRoute } from './orderPathRoute.js'
 import { createTestDatabase, type TestDatabase } from './testDb.js'
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
@@ -81,7 +82,11 @@ export async function startTestExchange(env: Record<string, string> = {}, opts: 
     ...env,
   })
   const log = pino({ level: config.logLevel }, sink)
-  const exchange = await startExchange(config, { clock: testClock.now, ...opts, log })
+  const extraRoutes: StartOptions['extraRoutes'] = (app, services) => {
+    registerOrderPathRoute(app)
+    opts.extraRoutes?.(app, services)
+  }
+  const exchange = await startExchange(config, { clock: testClock.now, ...opts, extraRoutes, log })
   return {
     ...exchange,
     db,
