@@ -233,7 +233,7 @@ describe('revocation', () => {
     expect((await me(apiB, key.auth)).status).toBe(200)
     // Revoke the way a node whose pub/sub message is lost would see it: database and marker only.
     await ex.pool.query('UPDATE api_keys SET "revokedAt" = now() WHERE id = $1', [key.id])
-    await ex.redis.set(ex.keys.revokedKey(key.id), '1', 'PX', 60_000)
+    await ex.services.identity.revocations.mark(key.id)
     expectError(await me(apiB, key.auth), 401, 'KEY_REVOKED')
   })
 
