@@ -22,7 +22,7 @@ import { checkPortFree, portError } from './http/port.js'
 import { serviceUrls } from './http/serviceUrls.js'
 import { SimMaker } from './roles/maker/simMaker.js'
 import { ApiMetrics } from './metrics/apiMetrics.js'
-import { METRICS_SETTINGS, registerMetricsRoute, startMetricsServer } from './metrics/exposition.js'
+import { METRICS_SETTINGS, metricsRouteDoc, registerMetricsRoute, startMetricsServer } from './metrics/exposition.js'
 import { createRegistry, registersFor } from './metrics/registry.js'
 import { compileRoutes } from './rest/executor.js'
 import { restRoutes } from './rest/routes.js'
@@ -208,6 +208,8 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
         services,
         schema,
         routes: compileRoutes(schema, restRoutes),
+        // Registered below, with the registry this process holds.
+        extraDocs: config.metricsToken ? [metricsRouteDoc] : [],
         readiness: async () => ({
           postgres: await pool.query('SELECT 1').then(() => true, () => false),
           redis: await redis.ping().then((r) => r === 'PONG', () => false),

@@ -2,7 +2,7 @@
 // futures, and (BTC) options for the listed option expiries on a strike grid around each expiry's
 // forward at listing (the matching future's mark, else spot·e^(rT)).
 // Pure: the listing job in the scheduler diffs this against what is listed and sends engine commands.
-import type { FamilyCatalog, LinearParams } from '../config/catalog.js'
+import type { FamilyCatalog, LinearParams } from './familyParams.js'
 import { isoDate, nextQuarterlyExpiries, optionExpiries } from './calendar.js'
 import { D, formatDecimal } from './decimal.js'
 import type { MarketSpec, MarketType } from './market.js'

@@ -10,6 +10,7 @@ import { callerOf, installAuth } from '../auth/httpAuth.js'
 import { newId } from '../domain/ids.js'
 import { createContext } from '../graphql/context.js'
 import { registerGraphiQLAssets } from '../graphql/graphiql.js'
+import { serveGraphqlWs } from '../graphql/graphqlWs.js'
 import { createGraphQLServer } from '../graphql/yoga.js'
 import { adminRoutes, registerAdminRoutes } from '../rest/adminRoutes.js'
 import { runRoute, type CompiledRoute } from '../rest/executor.js'
@@ -19,7 +20,6 @@ import { DomainError, errorBody } from '../domain/errors.js'
 import { ConnectionCaps } from '../streams/connectionCaps.js'
 import { streamRouteDocs } from '../streams/streamDocs.js'
 import { installStreams } from '../streams/streamServer.js'
-import { metricsRouteDoc } from '../metrics/exposition.js'
 import { registerDocs, serviceRouteDocs } from './docs.js'
 import { installErrorHandling, onClientError, onFrameworkError } from './errors.js'
 
@@ -29,6 +29,8 @@ export interface HttpOptions {
   routes: readonly CompiledRoute[]
   /** Named dependency checks for /ready. */
   readiness: () => Promise<Record<string, boolean>>
+  /** Routes the composition root registers itself (the metrics page), for the API reference. */
+  extraDocs?: readonly DocumentedRoute[]
 }
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{8,128}$/
@@ -130,15 +132,14 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
   registerGraphiQLAssets(app)
 
   registerAdminRoutes(app, o.services)
-  installStreams(app, o.services, o.schema, caps)
+  installStreams(app, o.services, caps, (wss, clientIp) => serveGraphqlWs(wss, { schema: o.schema, services: o.services, clientIp, parseCookie: (h) => app.parseCookie(h) }))
 
   registerDocs(app, (): DocumentedRoute[] => [
     ...o.routes.map(documentRestRoute),
     ...(config.adminToken ? adminRoutes.map((r): DocumentedRoute => ({ ...r, auth: 'admin', responses: [{ status: 200, description: r.summary, schema: r.response }] })) : []),
     ...streamRouteDocs,
     ...serviceRouteDocs,
-    // Registered by the composition root, which holds the registry (src/metrics/exposition.ts).
-    ...(config.metricsToken ? [metricsRouteDoc] : []),
+    ...(o.extraDocs ?? []),
   ])
 
   app.get('/health', async () => ({ status: 'ok' }))

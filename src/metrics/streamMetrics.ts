@@ -2,7 +2,7 @@
 // closed, whatever carries it), and what the transports do with slow consumers: frames a conflating
 // stream skipped (a fresh snapshot replaces them) and streams given up (SLOW_CONSUMER).
 import { Counter, Gauge, type Registry } from 'prom-client'
-import type { SlowConsumerMeter } from '../streams/subscriber.js'
+import type { SlowConsumerMeter } from '../streams/slowConsumer.js'
 
 /** The transports that hold frames for a consumer: the spec's SSE routes, the /ws sockets, graphql-ws,
  * and the queue GraphQL subscriptions are pulled from (it fills only under yoga's SSE: graphql-ws writes

@@ -1,8 +1,6 @@
-// Owns backpressure for one stream sent on a WebSocket (the /ws sockets and graphql-ws alike): a
-// message is sent only while the socket's unsent bytes stay under STREAM_MAX_BUFFER_BYTES. Past it, a
-// stream that can start again from a snapshot skips messages and, once the socket has drained to half
-// the limit, asks for a fresh snapshot (conflation); any other stream is given up (the caller closes or
-// ends it with SLOW_CONSUMER). Server memory per subscriber stays bounded either way.
+// Owns writing one stream to a WebSocket (the /ws sockets and graphql-ws alike), within the slow-consumer
+// rule (src/streams/slowConsumer.ts) measured on the socket's unsent bytes; a conflated stream looks
+// every DRAIN_CHECK_MS whether its socket has drained, as ws has no event for it.
 // The first message to a socket in a tick is written at once; any further ones in the same tick are held
 // and leave together at the end of it: when the node is busy and events arrive in bursts, a burst costs
 // each subscriber two system calls instead of one per event, while a lone event is not delayed.
@@ -13,7 +11,7 @@
 // waits in ws, so frames from the two never interleave; ws.bufferedAmount counts both.
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
-import type { SlowConsumerMeter } from './subscriber.js'
+import { SlowConsumerGate, type Backlog, type SlowConsumerOptions } from './slowConsumer.js'
 import { textFrame } from './textFrame.js'
 
 /** How often a conflated stream looks whether its socket has drained. */
@@ -62,25 +60,16 @@ function batchWithinTick(t: Transport): void {
 }
 
 export class SocketFeed {
-  private stale = false
-  private closed = false
-  private drainCheck: NodeJS.Timeout | null = null
+  private readonly gate: SlowConsumerGate
   /** The TCP socket, when frames may be written to it directly (no extension such as compression). */
   private readonly transport: Transport | null
 
   constructor(
     private readonly ws: WebSocket,
-    private readonly maxBytes: number,
-    private readonly meter: SlowConsumerMeter,
-    /** Fresh snapshot on demand; null for event streams. */
-    private readonly resync: (() => void) | null,
-    /** The consumer is too slow and the stream cannot skip: the caller ends it. */
-    private readonly overflow: (bufferedAmount: number) => void,
-    /** Told when a stream starts skipping (for logs). */
-    private readonly conflated: (bufferedAmount: number) => void = () => {},
+    rule: SlowConsumerOptions,
   ) {
-    this.transport = transports.get(ws) ?? null
-    if (ws.extensions !== '') this.transport = null
+    this.transport = ws.extensions === '' ? (transports.get(ws) ?? null) : null
+    this.gate = new SlowConsumerGate(socketBacklog(ws), rule)
   }
 
   send(text: string): void {
@@ -99,38 +88,24 @@ export class SocketFeed {
   }
 
   close(): void {
-    this.closed = true
-    this.stopChecking()
+    this.gate.close()
   }
 
-  /** Whether a message may be written now; past the limit, starts skipping or gives the stream up. */
   private admit(): boolean {
-    if (this.closed || this.ws.readyState !== 1) return false
-    if (this.stale) {
-      this.meter.conflated(1)
-      return false
-    }
-    const buffered = this.ws.bufferedAmount
-    if (buffered <= this.maxBytes) return true
-    if (!this.resync) {
-      this.meter.dropped()
-      this.overflow(buffered)
-      return false
-    }
-    this.meter.conflated(1)
-    this.conflated(buffered)
-    this.stale = true
-    this.drainCheck = setInterval(() => {
-      if (this.ws.bufferedAmount > this.maxBytes / 2) return
-      this.stopChecking()
-      this.stale = false
-      this.resync?.()
-    }, DRAIN_CHECK_MS)
-    return false
+    return this.ws.readyState === 1 && this.gate.admit()
   }
+}
 
-  private stopChecking(): void {
-    if (this.drainCheck) clearInterval(this.drainCheck)
-    this.drainCheck = null
+function socketBacklog(ws: WebSocket): Backlog {
+  return {
+    bytes: () => ws.bufferedAmount,
+    whenBelow(bytes, drained) {
+      const check = setInterval(() => {
+        if (ws.bufferedAmount > bytes) return
+        clearInterval(check)
+        drained()
+      }, DRAIN_CHECK_MS)
+      return () => clearInterval(check)
+    },
   }
 }

@@ -18,7 +18,8 @@ import type { Services } from '../services/services.js'
 import type { ConnectionCaps } from './connectionCaps.js'
 import { sseText, type Frame } from './frame.js'
 import { sseQueries } from './streamDocs.js'
-import { slowConsumer, type OpenStream, type SlowConsumerMeter, type StreamOpener, type Subscriber } from './subscriber.js'
+import { slowConsumer, SlowConsumerGate, type SlowConsumerMeter } from './slowConsumer.js'
+import type { OpenStream, StreamOpener, Subscriber } from './subscriber.js'
 
 export interface SseHost {
   services: Services
@@ -35,10 +36,10 @@ function closeText(err: unknown): string {
 class SseResponse implements Subscriber {
   /** Frames produced while the stream opens, before the response head is written. */
   private early: string[] | null = []
-  private stale = false
+  private gate: SlowConsumerGate | null = null
+  private stream: OpenStream | null = null
   ended = false
   endError: unknown = undefined
-  stream: OpenStream | null = null
 
   constructor(
     private readonly raw: ServerResponse,
@@ -49,44 +50,53 @@ class SseResponse implements Subscriber {
 
   frame(f: Frame): void {
     if (this.ended) return
-    if (this.stale) return this.meter.conflated(1)
     if (this.early) {
       this.early.push(sseText(f))
       return
     }
-    if (this.raw.writableLength > this.maxBytes) {
-      const resync = this.stream?.resync
-      const at = 'SseResponse#frame'
-      if (!resync) {
-        this.log.info({ at, writableLength: this.raw.writableLength }, 'slow stream consumer disconnected')
-        this.meter.dropped()
-        return this.end(slowConsumer())
-      }
-      this.log.info({ at, writableLength: this.raw.writableLength }, 'slow stream consumer conflated')
-      this.meter.conflated(1)
-      this.stale = true
-      this.raw.once('drain', () => {
-        this.stale = false
-        if (!this.ended) resync()
-      })
-      return
-    }
-    this.raw.write(sseText(f))
+    if (this.gate?.admit()) this.raw.write(sseText(f))
   }
 
   end(err?: unknown): void {
     if (this.ended) return
     this.ended = true
     this.endError = err
+    this.gate?.close()
     this.stream?.close()
     if (this.early) return // not started: the handler answers with the error instead
     if (err !== undefined) this.raw.write(closeText(err))
     this.raw.end()
   }
 
-  start(): void {
+  /** The stream is open and its head written: the early frames go out, and the rule applies from now. */
+  start(stream: OpenStream): void {
+    this.stream = stream
+    const raw = this.raw
+    this.gate = new SlowConsumerGate(
+      {
+        bytes: () => raw.writableLength,
+        whenBelow: (_bytes, drained) => {
+          // Emitted once the response's buffer is empty (past the limit, its writes asked for one).
+          raw.once('drain', drained)
+          return () => raw.off('drain', drained)
+        },
+      },
+      {
+        maxBytes: this.maxBytes,
+        meter: this.meter,
+        resync: stream.resync,
+        giveUp: () => this.end(slowConsumer()),
+        log: { logger: this.log, at: 'SseResponse#frame' },
+      },
+    )
     for (const text of this.early ?? []) this.raw.write(text)
     this.early = null
+  }
+
+  /** The client left: nothing more is written, and a conflated stream does not resync. */
+  gone(): void {
+    this.ended = true
+    this.gate?.close()
   }
 }
 
@@ -114,7 +124,7 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
     clearInterval(keepAlive)
     host.open.delete(stop)
     release()
-    res.ended = true
+    res.gone()
     stream?.close()
   })
   let opened: OpenStream
@@ -134,7 +144,7 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
     release()
     throw res.endError ?? new DomainError('UPSTREAM_DEGRADED')
   }
-  stream = res.stream = opened
+  stream = opened
   // On the reply, not only on the wire: the request metrics leave event streams out by it.
   reply.header('content-type', 'text/event-stream; charset=utf-8')
   reply.hijack()
@@ -144,7 +154,7 @@ async function serve(host: SseHost, req: FastifyRequest, reply: FastifyReply, op
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   })
-  res.start()
+  res.start(opened)
   raw.flushHeaders()
   keepAlive = setInterval(() => {
     if (!res.ended) raw.write(': keep-alive\n\n')

@@ -7,7 +7,6 @@ import { ServerResponse, type IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import type { GraphQLSchema } from 'graphql'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { corsOriginAllowed } from '../auth/cors.js'
 import type { CredentialResult } from '../auth/principal.js'
@@ -15,9 +14,8 @@ import { SESSION_COOKIE } from '../auth/sessionCookie.js'
 import type { ErrorCode } from '../domain/errors.js'
 import { rawErrorResponse } from '../http/errors.js'
 import type { Services } from '../services/services.js'
-import { clientIpResolver } from './clientIp.js'
+import { clientIpResolver, type ClientIp } from './clientIp.js'
 import type { ConnectionCaps } from './connectionCaps.js'
-import { serveGraphqlWs } from './graphqlWs.js'
 import { adoptTransport } from './socketFeed.js'
 import { registerSseRoutes, type SseHost } from './sse.js'
 import { FeedSocket, SOCKETS } from './wsFeeds.js'
@@ -50,7 +48,13 @@ function goAway(ws: WebSocket): Promise<void> {
   })
 }
 
-export function installStreams(app: FastifyInstance, services: Services, schema: GraphQLSchema, caps: ConnectionCaps): void {
+/**
+ * Serves GraphQL over the WebSocket server it is given (the GraphQL layer's graphql-ws, src/graphql/graphqlWs.ts):
+ * this side routes the upgrades, counts and closes the sockets.
+ */
+export type GraphqlSocketServer = (wss: WebSocketServer, clientIp: ClientIp) => { dispose(): void | Promise<void> }
+
+export function installStreams(app: FastifyInstance, services: Services, caps: ConnectionCaps, serveGraphql: GraphqlSocketServer): void {
   const config = services.config
   const sse: SseHost = { services, caps, open: new Set() }
   registerSseRoutes(app, sse)
@@ -60,7 +64,7 @@ export function installStreams(app: FastifyInstance, services: Services, schema:
   const graphql = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes })
   // With noServer, ws has no server of its own to report; a listener all the same, as on every emitter.
   feeds.on('error', (err) => services.log.error({ err, at: 'streamServer#feeds' }, 'WebSocket server error'))
-  const graphqlWs = serveGraphqlWs(graphql, { schema, services, clientIp, parseCookie: (h) => app.parseCookie(h) })
+  const graphqlWs = serveGraphql(graphql, clientIp)
 
   /**
    * The credential of a /ws socket's upgrade request, resolved on first use (most subscriptions are

@@ -22,7 +22,8 @@ import type { Config } from '../config/env.js'
 import type { Frame } from './frame.js'
 import { SocketFeed } from './socketFeed.js'
 import type { Streams } from './streams.js'
-import type { OpenStream, SlowConsumerMeter, StreamOpener, Subscriber } from './subscriber.js'
+import type { SlowConsumerMeter } from './slowConsumer.js'
+import type { OpenStream, StreamOpener, Subscriber } from './subscriber.js'
 
 const CLOSE_PING_TIMEOUT = 4000
 const CLOSE_SLOW_CONSUMER = 4008
@@ -184,18 +185,13 @@ export class FeedSocket {
     // Unsubscribed or closed while opening.
     if (entry.closed || this.subs.get(key) !== entry) return this.drop(entry)
     this.send({ type: 'ack', subscription })
-    const at = 'FeedSocket#subscribe'
-    entry.feed = new SocketFeed(
-      this.ws,
-      this.config.streamMaxBufferBytes,
-      this.meter,
-      entry.stream.resync,
-      (bufferedAmount) => {
-        this.log.info({ at, subscription, bufferedAmount }, 'slow stream consumer disconnected')
-        this.close(CLOSE_SLOW_CONSUMER, 'SLOW_CONSUMER: the socket buffer overflowed; reconnect to resync')
-      },
-      (bufferedAmount) => this.log.info({ at, subscription, bufferedAmount }, 'slow stream consumer conflated'),
-    )
+    entry.feed = new SocketFeed(this.ws, {
+      maxBytes: this.config.streamMaxBufferBytes,
+      meter: this.meter,
+      resync: entry.stream.resync,
+      giveUp: () => this.close(CLOSE_SLOW_CONSUMER, 'SLOW_CONSUMER: the socket buffer overflowed; reconnect to resync'),
+      log: { logger: this.log, at: 'FeedSocket#subscribe', fields: { subscription } },
+    })
     for (const f of early) entry.feed.send(f.json)
   }
 

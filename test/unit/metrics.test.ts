@@ -109,7 +109,7 @@ describe('SocketFeed', () => {
   it('counts every frame a conflating stream skips while its socket is full', () => {
     const { ws, sent, asWs } = socket()
     const counts = { conflated: 0, dropped: 0 }
-    const feed = new SocketFeed(asWs, 100, { conflated: (n) => (counts.conflated += n), dropped: () => counts.dropped++ }, () => {}, () => {})
+    const feed = new SocketFeed(asWs, { maxBytes: 100, meter: { conflated: (n) => (counts.conflated += n), dropped: () => counts.dropped++ }, resync: () => {}, giveUp: () => {} })
     feed.send('a')
     ws.bufferedAmount = 101
     feed.send('b')
@@ -125,7 +125,7 @@ describe('SocketFeed', () => {
     const { ws, asWs } = socket()
     const counts = { conflated: 0, dropped: 0 }
     let overflowed = 0
-    const feed = new SocketFeed(asWs, 100, { conflated: (n) => (counts.conflated += n), dropped: () => counts.dropped++ }, null, () => overflowed++)
+    const feed = new SocketFeed(asWs, { maxBytes: 100, meter: { conflated: (n) => (counts.conflated += n), dropped: () => counts.dropped++ }, resync: null, giveUp: () => overflowed++ })
     ws.bufferedAmount = 101
     feed.send('x')
     expect([counts, overflowed]).toEqual([{ conflated: 0, dropped: 1 }, 1])

@@ -1,12 +1,15 @@
-// The pieces of the stream transports that need no server: the bounded frame queue behind GraphQL
-// subscriptions (conflation or SLOW_CONSUMER past its limit, push mode), and the client address of a
-// WebSocket upgrade, which must follow Fastify's trusted-proxy rule exactly.
+// The pieces of the stream transports that need no server: the slow-consumer rule every transport applies,
+// the bounded frame queue behind GraphQL subscriptions (conflation or SLOW_CONSUMER past its limit, push
+// mode), and the client address of a WebSocket upgrade, which must follow Fastify's trusted-proxy rule
+// exactly.
 import type { IncomingMessage } from 'node:http'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { clientIpResolver } from '../../src/streams/clientIp.js'
 import { makeFrame, type Frame } from '../../src/streams/frame.js'
-import { frameIterator, type OpenStream, type SlowConsumerMeter, type Subscriber } from '../../src/streams/subscriber.js'
+import { frameIterator } from '../../src/graphql/frameQueue.js'
+import { SlowConsumerGate, type SlowConsumerMeter } from '../../src/streams/slowConsumer.js'
+import type { OpenStream, Subscriber } from '../../src/streams/subscriber.js'
 
 const frame = (seq: number, bytes = 10) => makeFrame({ eventType: 'Trade', eventSeq: seq, engineTs: 0, payload: 'x'.repeat(bytes) })
 
@@ -26,6 +29,56 @@ function meter(): SlowConsumerMeter & { counts: { conflated: number; dropped: nu
   const counts = { conflated: 0, dropped: 0 }
   return { counts, conflated: (n) => (counts.conflated += n), dropped: () => counts.dropped++ }
 }
+
+describe('SlowConsumerGate', () => {
+  /** A backlog the test sets, and drains by hand. */
+  function gated(resync: boolean) {
+    const t = { bytes: 0, drained: null as (() => void) | null, cancelled: 0, resyncs: 0, givenUp: 0, below: -1 }
+    const m = meter()
+    const gate = new SlowConsumerGate(
+      {
+        bytes: () => t.bytes,
+        whenBelow: (below, drained) => {
+          t.below = below
+          t.drained = drained
+          return () => t.cancelled++
+        },
+      },
+      { maxBytes: 100, meter: m, resync: resync ? () => t.resyncs++ : null, giveUp: () => t.givenUp++ },
+    )
+    return { t, m, gate }
+  }
+
+  it('admits within the limit; past it skips until the backlog is down to half, then resyncs once', () => {
+    const { t, m, gate } = gated(true)
+    t.bytes = 100
+    expect(gate.admit()).toBe(true)
+    t.bytes = 101
+    expect([gate.admit(), gate.admit(), gate.admit()]).toEqual([false, false, false])
+    expect([t.below, t.resyncs, m.counts]).toEqual([50, 0, { conflated: 3, dropped: 0 }])
+    t.bytes = 0
+    t.drained!()
+    expect(t.resyncs).toBe(1)
+    expect(gate.admit()).toBe(true)
+  })
+
+  it('gives an event stream up past the limit, counting it dropped', () => {
+    const { t, m, gate } = gated(false)
+    t.bytes = 101
+    expect(gate.admit()).toBe(false)
+    expect([t.givenUp, t.drained, m.counts]).toEqual([1, null, { conflated: 0, dropped: 1 }])
+  })
+
+  it('once closed admits nothing, stops waiting, and does not resync', () => {
+    const { t, gate } = gated(true)
+    t.bytes = 101
+    gate.admit()
+    gate.close()
+    t.drained!()
+    t.bytes = 0
+    expect([gate.admit(), t.cancelled, t.resyncs]).toEqual([false, 1, 0])
+  })
+})
 
 describe('frameIterator', () => {
   it('hands out frames in order, including those sent while opening, and closes the stream on return()', async () => {

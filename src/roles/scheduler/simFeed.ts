@@ -1,7 +1,7 @@
 // The `sim` mark source: a seeded geometric random walk of each family's spot, and futures priced off
 // it at carry (spot·e^(rT)) with a little basis noise. Floats stay inside this model; every price
 // leaves it rounded to the market's tick.
-import type { FamilyCatalog } from '../../config/catalog.js'
+import type { FamilyCatalog } from '../../domain/familyParams.js'
 import { D, formatDecimal, roundToTick } from '../../domain/decimal.js'
 import type { MarketSpec } from '../../domain/market.js'
 import { gaussian, mulberry32, type Rng } from '../../domain/prng.js'

@@ -1,4 +1,4 @@
-// The graphql-ws fan-out on its own (src/streams/graphqlWs.ts), with the real schema and graphql-ws
+// The graphql-ws fan-out on its own (src/graphql/graphqlWs.ts), with the real schema and graphql-ws
 // clients, over a WebSocket server wired as src/streams/streamServer.ts wires it, and a book stream the
 // test feeds by hand as the hub does (the same Frame object to every subscriber). A frame's result is
 // executed once per document and variables however many subscribers share them (counted by reads of the
@@ -16,7 +16,7 @@ import { schema } from '../../src/graphql/schema.js'
 import { unregisteredApiMetrics } from '../../src/metrics/apiMetrics.js'
 import type { Services } from '../../src/services/services.js'
 import { makeFrame, type Frame } from '../../src/streams/frame.js'
-import { serveGraphqlWs } from '../../src/streams/graphqlWs.js'
+import { serveGraphqlWs } from '../../src/graphql/graphqlWs.js'
 import { adoptTransport } from '../../src/streams/socketFeed.js'
 import type { OpenStream, Subscriber } from '../../src/streams/subscriber.js'
 import { Inbox } from '../support/streams.js'

@@ -19,14 +19,15 @@ import { normalizeIp } from '../auth/ipAllowlist.js'
 import { SESSION_COOKIE } from '../auth/sessionCookie.js'
 import { DomainError } from '../domain/errors.js'
 import { newId } from '../domain/ids.js'
-import { createContext, type Caller, type GraphQLContext } from '../graphql/context.js'
-import { documentLimitError } from '../graphql/documentLimits.js'
-import { operationLimitError } from '../graphql/operationLimits.js'
-import { errorCode, toClientGraphQLError } from '../graphql/errors.js'
+import { createContext, type Caller, type GraphQLContext } from './context.js'
+import { documentLimitError } from './documentLimits.js'
+import { operationLimitError } from './operationLimits.js'
+import { errorCode, toClientGraphQLError } from './errors.js'
 import type { Services } from '../services/services.js'
-import type { ClientIp } from './clientIp.js'
-import { SocketFeed } from './socketFeed.js'
-import { FrameQueue, slowConsumer } from './subscriber.js'
+import type { ClientIp } from '../streams/clientIp.js'
+import { slowConsumer } from '../streams/slowConsumer.js'
+import { SocketFeed } from '../streams/socketFeed.js'
+import { FrameQueue } from './frameQueue.js'
 
 interface Connection {
   caller: Caller
@@ -126,18 +127,13 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
    */
   function sendDirect(queue: FrameQueue, args: ExecutionArgs, op: Operation): AsyncIterableIterator<ExecutionResult> {
     const head = Buffer.from(`{"id":${JSON.stringify(op.id)},"type":"next","payload":`)
-    const at = 'graphqlWs#sendDirect'
-    const feed = new SocketFeed(
-      op.socket,
-      services.config.streamMaxBufferBytes,
-      services.metrics.streams.slowConsumers.graphqlWs,
-      queue.stream?.resync ?? null,
-      (bufferedAmount) => {
-        log.info({ at, bufferedAmount }, 'slow stream consumer disconnected')
-        queue.end(slowConsumer())
-      },
-      (bufferedAmount) => log.info({ at, bufferedAmount }, 'slow stream consumer conflated'),
-    )
+    const feed = new SocketFeed(op.socket, {
+      maxBytes: services.config.streamMaxBufferBytes,
+      meter: services.metrics.streams.slowConsumers.graphqlWs,
+      resync: queue.stream?.resync ?? null,
+      giveUp: () => queue.end(slowConsumer()),
+      log: { logger: log, at: 'graphqlWs#sendDirect' },
+    })
     const { shared, release } = share(op.key)
     const write = (bytes: Buffer) => feed.sendBytes(head, bytes)
     // Results are written in frame order; an asynchronous one holds the ones after it.
