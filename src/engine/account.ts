@@ -32,6 +32,22 @@ export interface Position {
   changedIn: number
 }
 
+/**
+ * One option market the options bucket prices for an account: its position there while not flat, its
+ * open orders' exposure while it has some (the entry goes when both are gone). What the bucket last
+ * computed from them is kept with the inputs it came from, so a leg that did not change is not priced
+ * again (optionMargin.ts).
+ */
+export interface OptionLeg {
+  readonly market: MarketRuntime
+  position: Position | null
+  exposure: OrderExposure | null
+  /** The open buys' premium and fee at the index spotTicks, for buyLots and buyTickLots. */
+  reserve: { spotTicks: number; lots: number; tickLots: bigint; value: bigint } | null
+  /** The open sells' premium less the value they give away, for sellLots and sellTickLots at lotValue. */
+  credit: { spotTicks: number; lotValue: bigint; lots: number; tickLots: bigint; value: bigint; valueNum: number } | null
+}
+
 /** What an account's open cross orders in one market could add to its position. */
 export interface OrderExposure {
   /** The market, linked as in Position. */
@@ -67,6 +83,8 @@ export class Account {
   derivativePositions = 0
   /** Of those, option positions (EngineState.trackHolding). */
   optionPositions = 0
+  /** Option markets with a position or open orders, by market id: what the options bucket prices. */
+  readonly optionLegs = new Map<string, OptionLeg>()
   /** On chain, micro-USDC: deposits credited, withdrawals completed, and withdrawals accepted but not yet
    * final (derived from EngineState.withdrawals). Only deposited − withdrawn − withdrawing may leave. */
   deposited = 0n
@@ -98,6 +116,19 @@ export class Account {
 
   balance(bucket: Bucket): bigint {
     return this.balances.get(bucket) ?? 0n
+  }
+
+  /** The option leg of `market`, created empty when first needed. */
+  optionLeg(market: MarketRuntime): OptionLeg {
+    let leg = this.optionLegs.get(market.spec.id)
+    if (!leg) this.optionLegs.set(market.spec.id, (leg = { market, position: null, exposure: null, reserve: null, credit: null }))
+    return leg
+  }
+
+  /** Drops the leg of `marketId` once it holds nothing. */
+  pruneOptionLeg(marketId: string): void {
+    const leg = this.optionLegs.get(marketId)
+    if (leg && leg.position === null && leg.exposure === null) this.optionLegs.delete(marketId)
   }
 
   /** Spot holding in lots of a spot market (its long position). */

@@ -50,7 +50,7 @@ export function settleOption(ctx: Ctx, market: MarketRuntime): void {
     p.openTickLots = 0n
     p.lots = 0
     p.updatedAt = ctx.now
-    ctx.state.trackHolding(account, lots, 0, true)
+    ctx.state.trackHolding(account, lots, 0, p)
     ctx.touchPosition(p)
     // An expired position holds nothing any more, paid out or not.
     ctx.touchBalances(account)

@@ -6,7 +6,7 @@
 // out of the cash whatever the options are worth; locked = cash − available.
 import { microToString } from '../domain/decimal.js'
 import { DomainError } from '../domain/errors.js'
-import type { Account } from './account.js'
+import type { Account, OptionLeg } from './account.js'
 import { insufficient, type WhatIf } from './margin.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import { maxOptionFee, optionLinks, premiumOfTickLots, valuationOf, type OptionValuation } from './optionPricing.js'
@@ -29,11 +29,16 @@ export interface OptionsBucket {
 interface Leg {
   market: MarketRuntime
   v: OptionValuation
+  /** The account's leg it was gathered from (its memos), null for a market only `extra` names. */
+  source: OptionLeg | null
   held: number
   buyLots: number
   buyTickLots: bigint
   sellLots: number
   sellTickLots: bigint
+  /** What its open sells would receive less the value they give away (creditOf), also as a double. */
+  credit: bigint
+  creditNum: number
 }
 
 function valued(state: EngineState, market: MarketRuntime): OptionValuation {
@@ -47,35 +52,39 @@ function valued(state: EngineState, market: MarketRuntime): OptionValuation {
 const legPool: Leg[] = []
 let legCount = 0
 
-function legFor(state: EngineState, market: MarketRuntime): Leg {
-  for (let i = 0; i < legCount; i++) if (legPool[i]!.market === market) return legPool[i]!
+function nextLeg(state: EngineState, market: MarketRuntime, source: OptionLeg | null): Leg {
   const v = valued(state, market)
   let leg = legPool[legCount]
   if (leg) {
     leg.market = market
     leg.v = v
-    leg.held = leg.buyLots = leg.sellLots = 0
-    leg.buyTickLots = leg.sellTickLots = 0n
-  } else legPool.push((leg = { market, v, held: 0, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n }))
+    leg.source = source
+    leg.held = leg.buyLots = leg.sellLots = leg.creditNum = 0
+    leg.buyTickLots = leg.sellTickLots = leg.credit = 0n
+  } else legPool.push((leg = { market, v, source, held: 0, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n, credit: 0n, creditNum: 0 }))
   legCount++
   return leg
 }
 
-/** Fills legPool[0, legCount) with the account's option markets, what it holds and has open there,
- * plus `extra` orders. */
+/** Fills legPool[0, legCount) with the account's option legs, what it holds and has open there, plus
+ * `extra` orders. */
 function gatherLegs(state: EngineState, account: Account, extra: readonly WhatIf[]): void {
   legCount = 0
-  if (account.optionPositions > 0) for (const p of account.positions.values()) if (p.lots !== 0 && p.market.spec.type === 'option') legFor(state, p.market).held = p.lots
-  for (const e of account.exposure.values()) {
-    if (e.market.spec.type !== 'option') continue
-    const leg = legFor(state, e.market)
-    leg.buyLots += e.buyLots
-    leg.buyTickLots += e.buyTickLots
-    leg.sellLots += e.sellLots
-    leg.sellTickLots += e.sellTickLots
+  for (const source of account.optionLegs.values()) {
+    const leg = nextLeg(state, source.market, source)
+    leg.held = source.position?.lots ?? 0
+    const e = source.exposure
+    if (e) {
+      leg.buyLots = e.buyLots
+      leg.buyTickLots = e.buyTickLots
+      leg.sellLots = e.sellLots
+      leg.sellTickLots = e.sellTickLots
+    }
   }
   for (const w of extra) {
-    const leg = legFor(state, w.market)
+    let leg: Leg | undefined
+    for (let i = 0; i < legCount && !leg; i++) if (legPool[i]!.market === w.market) leg = legPool[i]
+    leg ??= nextLeg(state, w.market, null)
     if (w.side === 'buy') {
       leg.buyLots += w.lots
       leg.buyTickLots += tickLots(w.lots, w.priceTicks)
@@ -100,31 +109,30 @@ interface FamilyGrids {
 const gridPool: FamilyGrids[] = []
 const EXACT_IN_DOUBLES = 2 ** 52
 
-function worstLosses(credits: readonly bigint[], withMm: boolean): { im: bigint; mm: bigint } {
+function worstLosses(withMm: boolean): { im: bigint; mm: bigint } {
   let bound = 0
   for (let i = 0; i < legCount; i++) {
-    const { v, held, sellLots } = legPool[i]!
-    bound += (Math.abs(held) + sellLots) * v.maxAbsPerLot + Math.abs(Number(credits[i]!))
+    const { v, held, sellLots, creditNum } = legPool[i]!
+    bound += (Math.abs(held) + sellLots) * v.maxAbsPerLot + Math.abs(creditNum)
   }
-  return bound < EXACT_IN_DOUBLES ? worstLossesInDoubles(credits, withMm) : worstLossesInBigints(credits, withMm)
+  return bound < EXACT_IN_DOUBLES ? worstLossesInDoubles(withMm) : worstLossesInBigints(withMm)
 }
 
-function worstLossesInDoubles(credits: readonly bigint[], withMm: boolean): { im: bigint; mm: bigint } {
+function worstLossesInDoubles(withMm: boolean): { im: bigint; mm: bigint } {
   let families = 0
   for (let i = 0; i < legCount; i++) {
-    const { market, v, held, sellLots } = legPool[i]!
+    const { market, v, held, sellLots, creditNum } = legPool[i]!
     let g: FamilyGrids | undefined
     for (let f = 0; f < families && g === undefined; f++) if (gridPool[f]!.family === market.spec.family) g = gridPool[f]
     if (!g) {
       g = gridPool[families] ??= { family: '', im: new Float64Array(v.imPerLot.length), mm: new Float64Array(v.mmPerLot.length) }
       g.family = market.spec.family
       g.im.fill(0)
-      g.mm.fill(0)
+      if (withMm) g.mm.fill(0)
       families++
     }
-    const credit = Number(credits[i]!)
-    addLegInDoubles(g.im, v.imPerLot, held, sellLots, credit)
-    if (withMm) addLegInDoubles(g.mm, v.mmPerLot, held, sellLots, credit)
+    addLegInDoubles(g.im, v.imPerLot, held, sellLots, creditNum)
+    if (withMm) addLegInDoubles(g.mm, v.mmPerLot, held, sellLots, creditNum)
   }
   let im = 0
   let mm = 0
@@ -136,12 +144,14 @@ function worstLossesInDoubles(credits: readonly bigint[], withMm: boolean): { im
 }
 
 function addLegInDoubles(grid: Float64Array, perLot: Float64Array, held: number, sold: number, credit: number): void {
-  for (let s = 0; s < grid.length; s++) {
-    grid[s]! += held * perLot[s]!
-    if (sold > 0) {
-      const sells = credit - sold * perLot[s]!
-      if (sells < 0) grid[s]! += sells
-    }
+  const n = grid.length
+  if (sold === 0) {
+    for (let s = 0; s < n; s++) grid[s]! += held * perLot[s]!
+    return
+  }
+  for (let s = 0; s < n; s++) {
+    const sells = credit - sold * perLot[s]!
+    grid[s]! += held * perLot[s]! + (sells < 0 ? sells : 0)
   }
 }
 
@@ -151,14 +161,14 @@ const worstLossInDoubles = (grid: Float64Array): number => {
   return -min
 }
 
-function worstLossesInBigints(credits: readonly bigint[], withMm: boolean): { im: bigint; mm: bigint } {
+function worstLossesInBigints(withMm: boolean): { im: bigint; mm: bigint } {
   const grids = new Map<string, { im: bigint[]; mm: bigint[] }>()
   for (let i = 0; i < legCount; i++) {
-    const { market, v, held, sellLots } = legPool[i]!
+    const { market, v, held, sellLots, credit } = legPool[i]!
     let g = grids.get(market.spec.family)
     if (!g) grids.set(market.spec.family, (g = { im: v.im.map(() => 0n), mm: v.mm.map(() => 0n) }))
-    addLegInBigints(g.im, v.im, BigInt(held), BigInt(sellLots), credits[i]!)
-    if (withMm) addLegInBigints(g.mm, v.mm, BigInt(held), BigInt(sellLots), credits[i]!)
+    addLegInBigints(g.im, v.im, BigInt(held), BigInt(sellLots), credit)
+    if (withMm) addLegInBigints(g.mm, v.mm, BigInt(held), BigInt(sellLots), credit)
   }
   let im = 0n
   let mm = 0n
@@ -185,7 +195,33 @@ const worstLossInBigints = (grid: readonly bigint[]): bigint => {
   return -min
 }
 
-const credits: bigint[] = []
+/**
+ * What a leg's open buys would pay (premium at their limits and the fee, at the index), and what its
+ * open sells would receive less the value they give away. Each is kept on the account's leg with its
+ * inputs: most legs of a touched account did not change, and a mark moves far less often than orders.
+ */
+function reserveOf(state: EngineState, leg: Leg): bigint {
+  const { market, v, buyLots, buyTickLots } = leg
+  const memo = leg.source?.reserve
+  if (memo && memo.spotTicks === v.spotTicks && memo.lots === buyLots && memo.tickLots === buyTickLots) return memo.value
+  const spot = optionLinks(state, market).spot
+  const value = premiumOfTickLots(market, spot, buyTickLots, v.spotTicks, true) + maxOptionFee(market, spot, buyLots, v.spotTicks)
+  if (leg.source) leg.source.reserve = { spotTicks: v.spotTicks, lots: buyLots, tickLots: buyTickLots, value }
+  return value
+}
+
+/** Sets the leg's credit (and its double). */
+function setCredit(state: EngineState, leg: Leg): void {
+  const { market, v, sellLots, sellTickLots } = leg
+  let memo = leg.source?.credit
+  if (!memo || memo.spotTicks !== v.spotTicks || memo.lotValue !== v.lotValue || memo.lots !== sellLots || memo.tickLots !== sellTickLots) {
+    const value = premiumOfTickLots(market, optionLinks(state, market).spot, sellTickLots, v.spotTicks, false) - BigInt(sellLots) * v.lotValue
+    memo = { spotTicks: v.spotTicks, lotValue: v.lotValue, lots: sellLots, tickLots: sellTickLots, value, valueNum: Number(value) }
+    if (leg.source) leg.source.credit = memo
+  }
+  leg.credit = memo.value
+  leg.creditNum = memo.valueNum
+}
 
 /** The options bucket of an account, with `extra` orders as if resting; `withMm` false skips the MM grid. */
 export function optionsBucket(state: EngineState, account: Account, extra: readonly WhatIf[] = [], withMm = true): OptionsBucket {
@@ -193,15 +229,13 @@ export function optionsBucket(state: EngineState, account: Account, extra: reado
   gatherLegs(state, account, extra)
   let nov = 0n
   let buyReserve = 0n
-  credits.length = legCount
   for (let i = 0; i < legCount; i++) {
-    const { market, v, held, buyLots, buyTickLots, sellLots, sellTickLots } = legPool[i]!
-    nov += BigInt(held) * v.lotValue
-    const spot = optionLinks(state, market).spot
-    if (buyLots > 0) buyReserve += premiumOfTickLots(market, spot, buyTickLots, v.spotTicks, true) + maxOptionFee(market, spot, buyLots, v.spotTicks)
-    credits[i] = sellLots > 0 ? premiumOfTickLots(market, spot, sellTickLots, v.spotTicks, false) - BigInt(sellLots) * v.lotValue : 0n
+    const leg = legPool[i]!
+    if (leg.held !== 0) nov += BigInt(leg.held) * leg.v.lotValue
+    if (leg.buyLots > 0) buyReserve += reserveOf(state, leg)
+    if (leg.sellLots > 0) setCredit(state, leg)
   }
-  const { im, mm } = worstLosses(credits, withMm)
+  const { im, mm } = worstLosses(withMm)
   const equity = cash + nov
   const available = (equity - im < cash ? equity - im : cash) - buyReserve
   return { cash, nov, equity, im, mm, buyReserve, available, locked: cash - available }
@@ -209,9 +243,7 @@ export function optionsBucket(state: EngineState, account: Account, extra: reado
 
 /** Whether the account has anything in the options bucket's margin (positions or open orders). */
 export function hasOptionExposure(account: Account): boolean {
-  for (const p of account.positions.values()) if (p.lots !== 0 && p.market.spec.type === 'option') return true
-  for (const e of account.exposure.values()) if (e.market.spec.type === 'option') return true
-  return false
+  return account.optionLegs.size > 0
 }
 
 /**

@@ -73,7 +73,7 @@ export function moveOptionPosition(ctx: Ctx, market: MarketRuntime, account: Acc
       p.openTickLots = BigInt(priceTicks) * BigInt(lots - close)
     }
   }
-  ctx.state.trackHolding(account, before, p.lots, true)
+  ctx.state.trackHolding(account, before, p.lots, p)
   p.updatedAt = ctx.now
   ctx.touchPosition(p)
   return p

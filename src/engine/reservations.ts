@@ -21,7 +21,10 @@ function exposureOf(account: Account, market: MarketRuntime): OrderExposure {
   let e = account.exposure.get(market.spec.id)
   if (!e) {
     account.exposure.set(market.spec.id, (e = { market, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }))
-    if (!market.linear) market.exposed.add(account)
+    if (!market.linear) {
+      market.exposed.add(account)
+      account.optionLeg(market).exposure = e
+    }
   }
   return e
 }
@@ -51,7 +54,11 @@ function count(account: Account, market: MarketRuntime, order: Order, lots: numb
   }
   if (e.buyLots === 0 && e.sellLots === 0) {
     account.exposure.delete(order.marketId)
-    market.exposed.delete(account)
+    if (!market.linear) {
+      market.exposed.delete(account)
+      account.optionLeg(market).exposure = null
+      account.pruneOptionLeg(order.marketId)
+    }
   }
   order.heldLots = lots
   order.heldPrice = price

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import type { Bucket } from '../domain/buckets.js'
 import { canonicalSpec, type MarketSpec, type MarketStatus } from '../domain/market.js'
 import type { MarginMode, OrderSide, OrderStatus, OrderType, TimeInForce } from '../domain/orders.js'
-import type { Account } from './account.js'
+import type { Account, Position } from './account.js'
 import { BUY, SELL } from './book/types.js'
 import { setDerived } from './handlers/marks.js'
 import { MarketRuntime } from './marketRuntime.js'
@@ -179,10 +179,11 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
     for (const [bucket, v] of a.balances) account.balances.set(bucket, BigInt(v))
     for (const p of a.positions) {
       const market = state.markets.get(p.marketId)!
-      account.positions.set(p.marketId, {
+      const position: Position = {
         ...p, userId: a.userId, market, cost: BigInt(p.cost), openTickLots: BigInt(p.openTickLots), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
-      })
-      if (market.spec.type !== 'spot') state.trackHolding(account, 0, p.lots, market.spec.type === 'option')
+      }
+      account.positions.set(p.marketId, position)
+      if (market.spec.type !== 'spot') state.trackHolding(account, 0, p.lots, market.spec.type === 'option' ? position : null)
     }
     for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)
     account.faucetGrants = a.faucetGrants.map(([t, m]) => [t, BigInt(m)])

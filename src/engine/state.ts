@@ -1,7 +1,7 @@
 // The engine's whole state. Everything here is in the snapshot, and nothing outside it influences a
 // command's result: that is what makes replay deterministic.
 import { SYSTEM_USER } from '../domain/buckets.js'
-import { Account } from './account.js'
+import { Account, type Position } from './account.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { MmpState } from './mmp.js'
 import type { Order } from './order.js'
@@ -127,9 +127,9 @@ export class EngineState {
     this.dirty = []
   }
 
-  /** Keeps `holders` (and `optionHolders` for an option position) in step when a derivative position
-   * of `account` goes from `before` to `after` lots. */
-  trackHolding(account: Account, before: number, after: number, option = false): void {
+  /** Keeps `holders` (and `optionHolders` and the account's option legs for an option position) in step
+   * when a derivative position of `account` goes from `before` to `after` lots. */
+  trackHolding(account: Account, before: number, after: number, option: Position | null = null): void {
     if ((before === 0) === (after === 0)) return
     account.derivativePositions += after === 0 ? -1 : 1
     if (account.derivativePositions === 0) this.holders.delete(account)
@@ -138,6 +138,8 @@ export class EngineState {
     account.optionPositions += after === 0 ? -1 : 1
     if (account.optionPositions === 0) this.optionHolders.delete(account)
     else this.optionHolders.add(account)
+    account.optionLeg(option.market).position = after === 0 ? null : option
+    if (after === 0) account.pruneOptionLeg(option.marketId)
   }
 
   get system(): Account {

@@ -164,6 +164,21 @@ describe('the options bucket', () => {
     expect(bucket('carol').locked).toBe(0n)
   })
 
+  it('prices the markets an account holds or has orders in: a leg goes once both are gone', () => {
+    const legs = (userId: string) => [...h.engine.state.accounts.get(userId)!.optionLegs.keys()]
+    const bid = optOk('carol', { side: 'buy', price: '0.0400', quantity: '2' })
+    expect(legs('carol')).toEqual([CALL])
+    h.ok({ type: 'CancelOrder', userId: 'carol', orderId: bid.id as string })
+    expect(legs('carol')).toEqual([])
+    optOk('alice', { side: 'sell', price: '0.0500', quantity: '1' })
+    optOk('bob', { side: 'buy', price: '0.0500', quantity: '1' })
+    expect([legs('alice'), legs('bob')]).toEqual([[CALL], [CALL]])
+    // Bob sells his call back to a bid of carol's: his position is flat, his leg gone.
+    optOk('carol', { side: 'buy', price: '0.0500', quantity: '1' })
+    optOk('bob', { side: 'sell', price: '0.0500', quantity: '1', timeInForce: 'ioc' })
+    expect([legs('bob'), legs('carol')]).toEqual([[], [CALL]])
+  })
+
   it('will not transfer locked funds out', () => {
     optOk('alice', { side: 'sell', price: '0.0500', quantity: '1' })
     optOk('bob', { side: 'buy', price: '0.0500', quantity: '1' })
