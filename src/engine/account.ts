@@ -43,7 +43,7 @@ export interface OptionLeg {
   position: Position | null
   exposure: OrderExposure | null
   /** The open buys' premium and fee at the index spotTicks, for buyLots and buyTickLots. */
-  reserve: { spotTicks: number; lots: number; tickLots: bigint; value: bigint } | null
+  reserve: { spotTicks: number; lots: number; tickLots: bigint; value: bigint; valueNum: number } | null
   /** The open sells' premium less the value they give away, for sellLots and sellTickLots at lotValue. */
   credit: { spotTicks: number; lotValue: bigint; lots: number; tickLots: bigint; value: bigint; valueNum: number } | null
 }

@@ -36,7 +36,9 @@ interface Leg {
   buyTickLots: bigint
   sellLots: number
   sellTickLots: bigint
-  /** What its open sells would receive less the value they give away (creditOf), also as a double. */
+  /** What its open buys would pay and its open sells would receive (setReserve, setCredit), also as doubles. */
+  reserve: bigint
+  reserveNum: number
   credit: bigint
   creditNum: number
 }
@@ -59,9 +61,9 @@ function nextLeg(state: EngineState, market: MarketRuntime, source: OptionLeg | 
     leg.market = market
     leg.v = v
     leg.source = source
-    leg.held = leg.buyLots = leg.sellLots = leg.creditNum = 0
-    leg.buyTickLots = leg.sellTickLots = leg.credit = 0n
-  } else legPool.push((leg = { market, v, source, held: 0, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n, credit: 0n, creditNum: 0 }))
+    leg.held = leg.buyLots = leg.sellLots = leg.reserveNum = leg.creditNum = 0
+    leg.buyTickLots = leg.sellTickLots = leg.reserve = leg.credit = 0n
+  } else legPool.push((leg = { market, v, source, held: 0, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n, reserve: 0n, reserveNum: 0, credit: 0n, creditNum: 0 }))
   legCount++
   return leg
 }
@@ -96,11 +98,18 @@ function gatherLegs(state: EngineState, account: Account, extra: readonly WhatIf
 }
 
 /**
- * The scenario grids of the bucket's families and their worst losses. A leg adds its position in every
- * scenario and its open sells where they lose (what they would receive less the value they give away).
- * The sums are of integers (micro-USDC); while every term is below 2^52 in magnitude, doubles add them
- * exactly and several times faster than bigints, so the exact bigint sum runs only past that.
+ * The bucket's sums: the net option value, what open buys reserve, and the scenario grids of its families
+ * with their worst losses. A leg adds its position in every scenario and its open sells where they lose
+ * (what they would receive less the value they give away). Every term is an integer (micro-USDC); while
+ * their magnitudes add up to less than 2^52, doubles sum them exactly and several times faster than
+ * bigints, so the exact bigint sums run only past that.
  */
+interface Sums {
+  nov: bigint
+  buyReserve: bigint
+  im: bigint
+  mm: bigint
+}
 interface FamilyGrids {
   family: string
   im: Float64Array
@@ -109,19 +118,23 @@ interface FamilyGrids {
 const gridPool: FamilyGrids[] = []
 const EXACT_IN_DOUBLES = 2 ** 52
 
-function worstLosses(withMm: boolean): { im: bigint; mm: bigint } {
+function sums(withMm: boolean): Sums {
   let bound = 0
   for (let i = 0; i < legCount; i++) {
-    const { v, held, sellLots, creditNum } = legPool[i]!
-    bound += (Math.abs(held) + sellLots) * v.maxAbsPerLot + Math.abs(creditNum)
+    const { v, held, sellLots, creditNum, reserveNum } = legPool[i]!
+    bound += (Math.abs(held) + sellLots) * v.maxAbsPerLot + Math.abs(held * v.lotValueNum) + Math.abs(creditNum) + reserveNum
   }
-  return bound < EXACT_IN_DOUBLES ? worstLossesInDoubles(withMm) : worstLossesInBigints(withMm)
+  return bound < EXACT_IN_DOUBLES ? sumsInDoubles(withMm) : sumsInBigints(withMm)
 }
 
-function worstLossesInDoubles(withMm: boolean): { im: bigint; mm: bigint } {
+function sumsInDoubles(withMm: boolean): Sums {
+  let nov = 0
+  let buyReserve = 0
   let families = 0
   for (let i = 0; i < legCount; i++) {
-    const { market, v, held, sellLots, creditNum } = legPool[i]!
+    const { market, v, held, sellLots, creditNum, reserveNum } = legPool[i]!
+    nov += held * v.lotValueNum
+    buyReserve += reserveNum
     let g: FamilyGrids | undefined
     for (let f = 0; f < families && g === undefined; f++) if (gridPool[f]!.family === market.spec.family) g = gridPool[f]
     if (!g) {
@@ -140,7 +153,7 @@ function worstLossesInDoubles(withMm: boolean): { im: bigint; mm: bigint } {
     im += worstLossInDoubles(gridPool[f]!.im)
     if (withMm) mm += worstLossInDoubles(gridPool[f]!.mm)
   }
-  return { im: BigInt(im), mm: BigInt(mm) }
+  return { nov: BigInt(nov), buyReserve: BigInt(buyReserve), im: BigInt(im), mm: BigInt(mm) }
 }
 
 function addLegInDoubles(grid: Float64Array, perLot: Float64Array, held: number, sold: number, credit: number): void {
@@ -161,10 +174,14 @@ const worstLossInDoubles = (grid: Float64Array): number => {
   return -min
 }
 
-function worstLossesInBigints(withMm: boolean): { im: bigint; mm: bigint } {
+function sumsInBigints(withMm: boolean): Sums {
+  let nov = 0n
+  let buyReserve = 0n
   const grids = new Map<string, { im: bigint[]; mm: bigint[] }>()
   for (let i = 0; i < legCount; i++) {
-    const { market, v, held, sellLots, credit } = legPool[i]!
+    const { market, v, held, sellLots, credit, reserve } = legPool[i]!
+    nov += BigInt(held) * v.lotValue
+    buyReserve += reserve
     let g = grids.get(market.spec.family)
     if (!g) grids.set(market.spec.family, (g = { im: v.im.map(() => 0n), mm: v.mm.map(() => 0n) }))
     addLegInBigints(g.im, v.im, BigInt(held), BigInt(sellLots), credit)
@@ -176,7 +193,7 @@ function worstLossesInBigints(withMm: boolean): { im: bigint; mm: bigint } {
     im += worstLossInBigints(g.im)
     if (withMm) mm += worstLossInBigints(g.mm)
   }
-  return { im, mm }
+  return { nov, buyReserve, im, mm }
 }
 
 function addLegInBigints(grid: bigint[], array: readonly bigint[], held: bigint, sold: bigint, credit: bigint): void {
@@ -197,20 +214,23 @@ const worstLossInBigints = (grid: readonly bigint[]): bigint => {
 
 /**
  * What a leg's open buys would pay (premium at their limits and the fee, at the index), and what its
- * open sells would receive less the value they give away. Each is kept on the account's leg with its
- * inputs: most legs of a touched account did not change, and a mark moves far less often than orders.
+ * open sells would receive less the value they give away, each also as a double. Each is kept on the
+ * account's leg with its inputs: most legs of a touched account did not change, and a mark moves far
+ * less often than orders.
  */
-function reserveOf(state: EngineState, leg: Leg): bigint {
+function setReserve(state: EngineState, leg: Leg): void {
   const { market, v, buyLots, buyTickLots } = leg
-  const memo = leg.source?.reserve
-  if (memo && memo.spotTicks === v.spotTicks && memo.lots === buyLots && memo.tickLots === buyTickLots) return memo.value
-  const spot = optionLinks(state, market).spot
-  const value = premiumOfTickLots(market, spot, buyTickLots, v.spotTicks, true) + maxOptionFee(market, spot, buyLots, v.spotTicks)
-  if (leg.source) leg.source.reserve = { spotTicks: v.spotTicks, lots: buyLots, tickLots: buyTickLots, value }
-  return value
+  let memo = leg.source?.reserve
+  if (!memo || memo.spotTicks !== v.spotTicks || memo.lots !== buyLots || memo.tickLots !== buyTickLots) {
+    const spot = optionLinks(state, market).spot
+    const value = premiumOfTickLots(market, spot, buyTickLots, v.spotTicks, true) + maxOptionFee(market, spot, buyLots, v.spotTicks)
+    memo = { spotTicks: v.spotTicks, lots: buyLots, tickLots: buyTickLots, value, valueNum: Number(value) }
+    if (leg.source) leg.source.reserve = memo
+  }
+  leg.reserve = memo.value
+  leg.reserveNum = memo.valueNum
 }
 
-/** Sets the leg's credit (and its double). */
 function setCredit(state: EngineState, leg: Leg): void {
   const { market, v, sellLots, sellTickLots } = leg
   let memo = leg.source?.credit
@@ -227,15 +247,12 @@ function setCredit(state: EngineState, leg: Leg): void {
 export function optionsBucket(state: EngineState, account: Account, extra: readonly WhatIf[] = [], withMm = true): OptionsBucket {
   const cash = account.balance('options')
   gatherLegs(state, account, extra)
-  let nov = 0n
-  let buyReserve = 0n
   for (let i = 0; i < legCount; i++) {
     const leg = legPool[i]!
-    if (leg.held !== 0) nov += BigInt(leg.held) * leg.v.lotValue
-    if (leg.buyLots > 0) buyReserve += reserveOf(state, leg)
+    if (leg.buyLots > 0) setReserve(state, leg)
     if (leg.sellLots > 0) setCredit(state, leg)
   }
-  const { im, mm } = worstLosses(withMm)
+  const { nov, buyReserve, im, mm } = sums(withMm)
   const equity = cash + nov
   const available = (equity - im < cash ? equity - im : cash) - buyReserve
   return { cash, nov, equity, im, mm, buyReserve, available, locked: cash - available }

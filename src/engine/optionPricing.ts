@@ -39,8 +39,9 @@ export interface OptionValuation {
   readonly spotTicks: number
   readonly spot: number
   readonly input: Black76Input
-  /** Value of one lot, micro-USDC. */
+  /** Value of one lot, micro-USDC (and as a double, exact: the options bucket sums in doubles). */
   readonly lotValue: bigint
+  readonly lotValueNum: number
   /** Per-lot P&L of a long under the 18 scenarios, at the initial and maintenance ranges. */
   readonly im: readonly bigint[]
   readonly mm: readonly bigint[]
@@ -118,6 +119,7 @@ function value(market: MarketRuntime, links: OptionLinks, spotMark: Mark, forwar
   const mmPerLot = Float64Array.from(mm, Number)
   let maxAbsPerLot = 0
   for (const x of [...imPerLot, ...mmPerLot]) maxAbsPerLot = Math.max(maxAbsPerLot, Math.abs(x))
+  const lotValue = optionLotValue(input, terms.lotSize)
   return {
     spotMark,
     forwardMark,
@@ -125,7 +127,8 @@ function value(market: MarketRuntime, links: OptionLinks, spotMark: Mark, forwar
     spot,
     spotTicks: D(spotMark.price).div(links.spot.tick).toDecimalPlaces(0, D.ROUND_HALF_UP).toNumber(),
     input,
-    lotValue: optionLotValue(input, terms.lotSize),
+    lotValue,
+    lotValueNum: Number(lotValue),
     im,
     mm,
     imPerLot,
