@@ -6,6 +6,7 @@ import type { MarginMode } from '../domain/orders.js'
 import { streams } from './events.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
+import type { KeptSums, LegPart } from './optionSums.js'
 import type { Counter, CounterSource } from './state.js'
 
 export interface Position {
@@ -34,18 +35,16 @@ export interface Position {
 
 /**
  * One option market the options bucket prices for an account: its position there while not flat, its
- * open orders' exposure while it has some (the entry goes when both are gone). What the bucket last
- * computed from them is kept with the inputs it came from, so a leg that did not change is not priced
- * again (optionMargin.ts).
+ * open orders' exposure while it has some (the entry goes when both are gone), and what it last added
+ * to the account's kept sums (optionSums.ts).
  */
 export interface OptionLeg {
   readonly market: MarketRuntime
   position: Position | null
   exposure: OrderExposure | null
-  /** The open buys' premium and fee at the index spotTicks, for buyLots and buyTickLots. */
-  reserve: { spotTicks: number; lots: number; tickLots: bigint; value: bigint; valueNum: number } | null
-  /** The open sells' premium less the value they give away, for sellLots and sellTickLots at lotValue. */
-  credit: { spotTicks: number; lotValue: bigint; lots: number; tickLots: bigint; value: bigint; valueNum: number } | null
+  part: LegPart | null
+  /** Its index in Account.optionLegList. */
+  slot: number
 }
 
 /** What an account's open cross orders in one market could add to its position. */
@@ -57,6 +56,9 @@ export interface OrderExposure {
   /** Σ price × lots of those orders, in tick·lots. */
   buyTickLots: bigint
   sellTickLots: bigint
+  /** Counts its changes (reservations.ts), so that what was priced from it is known current without
+   * comparing its bigints (optionSums.ts). */
+  changes: number
 }
 
 export class Account {
@@ -83,8 +85,12 @@ export class Account {
   derivativePositions = 0
   /** Of those, option positions (EngineState.trackHolding). */
   optionPositions = 0
-  /** Option markets with a position or open orders, by market id: what the options bucket prices. */
+  /** Option markets with a position or open orders, by market id: what the options bucket prices; and
+   * the same legs as a list, walked on every option command (no iterator to allocate). */
   readonly optionLegs = new Map<string, OptionLeg>()
+  readonly optionLegList: OptionLeg[] = []
+  /** The options bucket's sums over those legs, kept leg by leg (optionSums.ts); null: add them up again. */
+  optionSums: KeptSums | null = null
   /** On chain, micro-USDC: deposits credited, withdrawals completed, and withdrawals accepted but not yet
    * final (derived from EngineState.withdrawals). Only deposited − withdrawn − withdrawing may leave. */
   deposited = 0n
@@ -121,14 +127,24 @@ export class Account {
   /** The option leg of `market`, created empty when first needed. */
   optionLeg(market: MarketRuntime): OptionLeg {
     let leg = this.optionLegs.get(market.spec.id)
-    if (!leg) this.optionLegs.set(market.spec.id, (leg = { market, position: null, exposure: null, reserve: null, credit: null }))
+    if (!leg) {
+      this.optionLegs.set(market.spec.id, (leg = { market, position: null, exposure: null, part: null, slot: this.optionLegList.length }))
+      this.optionLegList.push(leg)
+    }
     return leg
   }
 
-  /** Drops the leg of `marketId` once it holds nothing. */
+  /** Drops the leg of `marketId` once it holds nothing (the kept sums, which count its last part, go too). */
   pruneOptionLeg(marketId: string): void {
     const leg = this.optionLegs.get(marketId)
-    if (leg && leg.position === null && leg.exposure === null) this.optionLegs.delete(marketId)
+    if (!leg || leg.position !== null || leg.exposure !== null) return
+    this.optionLegs.delete(marketId)
+    const last = this.optionLegList.pop()!
+    if (last !== leg) {
+      this.optionLegList[leg.slot] = last
+      last.slot = leg.slot
+    }
+    if (leg.part) this.optionSums = null
   }
 
   /** Spot holding in lots of a spot market (its long position). */

@@ -4,12 +4,16 @@
 // options lock their requirement. available = min(cash, equity − IM) − buy reserve: an option's value is
 // not cash, so it never makes more available than the bucket holds, and what open buys will pay comes
 // out of the cash whatever the options are worth; locked = cash − available.
+// The placement check and the locked part run on every option command: without the MM grid and with
+// what-if orders on at most one market they read the sums kept per account (optionSums.ts); anything
+// else, or sums past what doubles hold exactly, adds the legs up here.
 import { microToString } from '../domain/decimal.js'
 import { DomainError } from '../domain/errors.js'
-import type { Account, OptionLeg } from './account.js'
+import type { Account } from './account.js'
 import { insufficient, type WhatIf } from './margin.js'
 import type { MarketRuntime } from './marketRuntime.js'
-import { maxOptionFee, optionLinks, premiumOfTickLots, valuationOf, type OptionValuation } from './optionPricing.js'
+import type { OptionValuation } from './optionPricing.js'
+import { addLegInDoubles, buyReserve, EXACT_IN_DOUBLES, keptFigures, sellCredit, valued, worstLossInDoubles, type OneMarketWhatIf } from './optionSums.js'
 import { tickLots } from './reservations.js'
 import type { EngineState } from './state.js'
 
@@ -26,44 +30,74 @@ export interface OptionsBucket {
   locked: bigint
 }
 
+function bucketOf(cash: bigint, nov: bigint, im: bigint, mm: bigint, reserve: bigint): OptionsBucket {
+  const equity = cash + nov
+  const available = (equity - im < cash ? equity - im : cash) - reserve
+  return { cash, nov, equity, im, mm, buyReserve: reserve, available, locked: cash - available }
+}
+
+/** The options bucket of an account, with `extra` orders as if resting; `withMm` false skips the MM grid. */
+export function optionsBucket(state: EngineState, account: Account, extra: readonly WhatIf[] = [], withMm = true): OptionsBucket {
+  const cash = account.balance('options')
+  if (!withMm) {
+    const one = oneMarket(extra)
+    const kept = one === undefined ? null : keptFigures(state, account, one)
+    if (kept) return bucketOf(cash, BigInt(kept.nov), BigInt(kept.im), 0n, BigInt(kept.reserve))
+  }
+  gatherLegs(state, account, extra)
+  for (let i = 0; i < legCount; i++) {
+    const leg = legPool[i]!
+    if (leg.buyLots > 0) leg.reserve = buyReserve(state, leg.market, leg.v, leg.buyLots, leg.buyTickLots)
+    if (leg.sellLots > 0) leg.credit = sellCredit(state, leg.market, leg.v, leg.sellLots, leg.sellTickLots)
+  }
+  const { nov, reserve, im, mm } = sums(withMm)
+  return bucketOf(cash, nov, im, mm, reserve)
+}
+
+/** What-if orders on at most one market, as the kept sums take them; undefined when on several. */
+function oneMarket(extra: readonly WhatIf[]): OneMarketWhatIf | null | undefined {
+  if (extra.length === 0) return null
+  const w: OneMarketWhatIf = { market: extra[0]!.market, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n }
+  for (const o of extra) {
+    if (o.market !== w.market) return undefined
+    if (o.side === 'buy') {
+      w.buyLots += o.lots
+      w.buyTickLots += tickLots(o.lots, o.priceTicks)
+    } else {
+      w.sellLots += o.lots
+      w.sellTickLots += tickLots(o.lots, o.priceTicks)
+    }
+  }
+  return w
+}
+
 interface Leg {
   market: MarketRuntime
   v: OptionValuation
-  /** The account's leg it was gathered from (its memos), null for a market only `extra` names. */
-  source: OptionLeg | null
   held: number
   buyLots: number
   buyTickLots: bigint
   sellLots: number
   sellTickLots: bigint
-  /** What its open buys would pay and its open sells would receive (setReserve, setCredit), also as doubles. */
+  /** What its open buys would pay, and what its open sells would receive less the value they give away. */
   reserve: bigint
-  reserveNum: number
   credit: bigint
-  creditNum: number
 }
 
-function valued(state: EngineState, market: MarketRuntime): OptionValuation {
-  const v = valuationOf(state, market)
-  if (!v) throw new DomainError('NO_RISK_ARRAY', `No risk array for ${market.spec.id}`, { marketId: market.spec.id })
-  return v
-}
-
-/** Legs reused from one bucket to the next (a bucket is gathered synchronously, never two at once):
- * the check runs on every option command and allocated a few objects each time. */
+/** Legs reused from one bucket to the next (a bucket is gathered synchronously, never two at once). */
 const legPool: Leg[] = []
 let legCount = 0
 
-function nextLeg(state: EngineState, market: MarketRuntime, source: OptionLeg | null): Leg {
+function legFor(state: EngineState, market: MarketRuntime): Leg {
+  for (let i = 0; i < legCount; i++) if (legPool[i]!.market === market) return legPool[i]!
   const v = valued(state, market)
   let leg = legPool[legCount]
   if (leg) {
     leg.market = market
     leg.v = v
-    leg.source = source
-    leg.held = leg.buyLots = leg.sellLots = leg.reserveNum = leg.creditNum = 0
+    leg.held = leg.buyLots = leg.sellLots = 0
     leg.buyTickLots = leg.sellTickLots = leg.reserve = leg.credit = 0n
-  } else legPool.push((leg = { market, v, source, held: 0, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n, reserve: 0n, reserveNum: 0, credit: 0n, creditNum: 0 }))
+  } else legPool.push((leg = { market, v, held: 0, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n, reserve: 0n, credit: 0n }))
   legCount++
   return leg
 }
@@ -72,8 +106,8 @@ function nextLeg(state: EngineState, market: MarketRuntime, source: OptionLeg | 
  * `extra` orders. */
 function gatherLegs(state: EngineState, account: Account, extra: readonly WhatIf[]): void {
   legCount = 0
-  for (const source of account.optionLegs.values()) {
-    const leg = nextLeg(state, source.market, source)
+  for (const source of account.optionLegList) {
+    const leg = legFor(state, source.market)
     leg.held = source.position?.lots ?? 0
     const e = source.exposure
     if (e) {
@@ -84,9 +118,7 @@ function gatherLegs(state: EngineState, account: Account, extra: readonly WhatIf
     }
   }
   for (const w of extra) {
-    let leg: Leg | undefined
-    for (let i = 0; i < legCount && !leg; i++) if (legPool[i]!.market === w.market) leg = legPool[i]
-    leg ??= nextLeg(state, w.market, null)
+    const leg = legFor(state, w.market)
     if (w.side === 'buy') {
       leg.buyLots += w.lots
       leg.buyTickLots += tickLots(w.lots, w.priceTicks)
@@ -99,14 +131,13 @@ function gatherLegs(state: EngineState, account: Account, extra: readonly WhatIf
 
 /**
  * The bucket's sums: the net option value, what open buys reserve, and the scenario grids of its families
- * with their worst losses. A leg adds its position in every scenario and its open sells where they lose
- * (what they would receive less the value they give away). Every term is an integer (micro-USDC); while
- * their magnitudes add up to less than 2^52, doubles sum them exactly and several times faster than
- * bigints, so the exact bigint sums run only past that.
+ * with their worst losses. Every term is an integer (micro-USDC); while their magnitudes add up to less
+ * than 2^52, doubles sum them exactly and several times faster than bigints, so the exact bigint sums run
+ * only past that.
  */
 interface Sums {
   nov: bigint
-  buyReserve: bigint
+  reserve: bigint
   im: bigint
   mm: bigint
 }
@@ -116,25 +147,25 @@ interface FamilyGrids {
   mm: Float64Array
 }
 const gridPool: FamilyGrids[] = []
-const EXACT_IN_DOUBLES = 2 ** 52
 
 function sums(withMm: boolean): Sums {
   let bound = 0
   for (let i = 0; i < legCount; i++) {
-    const { v, held, sellLots, creditNum, reserveNum } = legPool[i]!
-    bound += (Math.abs(held) + sellLots) * v.maxAbsPerLot + Math.abs(held * v.lotValueNum) + Math.abs(creditNum) + reserveNum
+    const { v, held, sellLots, credit, reserve } = legPool[i]!
+    bound += (Math.abs(held) + sellLots) * v.maxAbsPerLot + Math.abs(held * v.lotValueNum) + Math.abs(Number(credit)) + Number(reserve)
   }
   return bound < EXACT_IN_DOUBLES ? sumsInDoubles(withMm) : sumsInBigints(withMm)
 }
 
 function sumsInDoubles(withMm: boolean): Sums {
   let nov = 0
-  let buyReserve = 0
+  let reserve = 0
   let families = 0
   for (let i = 0; i < legCount; i++) {
-    const { market, v, held, sellLots, creditNum, reserveNum } = legPool[i]!
+    const { market, v, held, sellLots } = legPool[i]!
+    const credit = Number(legPool[i]!.credit)
     nov += held * v.lotValueNum
-    buyReserve += reserveNum
+    reserve += Number(legPool[i]!.reserve)
     let g: FamilyGrids | undefined
     for (let f = 0; f < families && g === undefined; f++) if (gridPool[f]!.family === market.spec.family) g = gridPool[f]
     if (!g) {
@@ -144,8 +175,8 @@ function sumsInDoubles(withMm: boolean): Sums {
       if (withMm) g.mm.fill(0)
       families++
     }
-    addLegInDoubles(g.im, v.imPerLot, held, sellLots, creditNum)
-    if (withMm) addLegInDoubles(g.mm, v.mmPerLot, held, sellLots, creditNum)
+    addLegInDoubles(g.im, v.imPerLot, held, sellLots, credit)
+    if (withMm) addLegInDoubles(g.mm, v.mmPerLot, held, sellLots, credit)
   }
   let im = 0
   let mm = 0
@@ -153,35 +184,17 @@ function sumsInDoubles(withMm: boolean): Sums {
     im += worstLossInDoubles(gridPool[f]!.im)
     if (withMm) mm += worstLossInDoubles(gridPool[f]!.mm)
   }
-  return { nov: BigInt(nov), buyReserve: BigInt(buyReserve), im: BigInt(im), mm: BigInt(mm) }
-}
-
-function addLegInDoubles(grid: Float64Array, perLot: Float64Array, held: number, sold: number, credit: number): void {
-  const n = grid.length
-  if (sold === 0) {
-    for (let s = 0; s < n; s++) grid[s]! += held * perLot[s]!
-    return
-  }
-  for (let s = 0; s < n; s++) {
-    const sells = credit - sold * perLot[s]!
-    grid[s]! += held * perLot[s]! + (sells < 0 ? sells : 0)
-  }
-}
-
-const worstLossInDoubles = (grid: Float64Array): number => {
-  let min = 0
-  for (let s = 0; s < grid.length; s++) if (grid[s]! < min) min = grid[s]!
-  return -min
+  return { nov: BigInt(nov), reserve: BigInt(reserve), im: BigInt(im), mm: BigInt(mm) }
 }
 
 function sumsInBigints(withMm: boolean): Sums {
   let nov = 0n
-  let buyReserve = 0n
+  let reserve = 0n
   const grids = new Map<string, { im: bigint[]; mm: bigint[] }>()
   for (let i = 0; i < legCount; i++) {
-    const { market, v, held, sellLots, credit, reserve } = legPool[i]!
+    const { market, v, held, sellLots, credit } = legPool[i]!
     nov += BigInt(held) * v.lotValue
-    buyReserve += reserve
+    reserve += legPool[i]!.reserve
     let g = grids.get(market.spec.family)
     if (!g) grids.set(market.spec.family, (g = { im: v.im.map(() => 0n), mm: v.mm.map(() => 0n) }))
     addLegInBigints(g.im, v.im, BigInt(held), BigInt(sellLots), credit)
@@ -193,7 +206,7 @@ function sumsInBigints(withMm: boolean): Sums {
     im += worstLossInBigints(g.im)
     if (withMm) mm += worstLossInBigints(g.mm)
   }
-  return { nov, buyReserve, im, mm }
+  return { nov, reserve, im, mm }
 }
 
 function addLegInBigints(grid: bigint[], array: readonly bigint[], held: bigint, sold: bigint, credit: bigint): void {
@@ -210,52 +223,6 @@ const worstLossInBigints = (grid: readonly bigint[]): bigint => {
   let min = 0n
   for (const x of grid) if (x < min) min = x
   return -min
-}
-
-/**
- * What a leg's open buys would pay (premium at their limits and the fee, at the index), and what its
- * open sells would receive less the value they give away, each also as a double. Each is kept on the
- * account's leg with its inputs: most legs of a touched account did not change, and a mark moves far
- * less often than orders.
- */
-function setReserve(state: EngineState, leg: Leg): void {
-  const { market, v, buyLots, buyTickLots } = leg
-  let memo = leg.source?.reserve
-  if (!memo || memo.spotTicks !== v.spotTicks || memo.lots !== buyLots || memo.tickLots !== buyTickLots) {
-    const spot = optionLinks(state, market).spot
-    const value = premiumOfTickLots(market, spot, buyTickLots, v.spotTicks, true) + maxOptionFee(market, spot, buyLots, v.spotTicks)
-    memo = { spotTicks: v.spotTicks, lots: buyLots, tickLots: buyTickLots, value, valueNum: Number(value) }
-    if (leg.source) leg.source.reserve = memo
-  }
-  leg.reserve = memo.value
-  leg.reserveNum = memo.valueNum
-}
-
-function setCredit(state: EngineState, leg: Leg): void {
-  const { market, v, sellLots, sellTickLots } = leg
-  let memo = leg.source?.credit
-  if (!memo || memo.spotTicks !== v.spotTicks || memo.lotValue !== v.lotValue || memo.lots !== sellLots || memo.tickLots !== sellTickLots) {
-    const value = premiumOfTickLots(market, optionLinks(state, market).spot, sellTickLots, v.spotTicks, false) - BigInt(sellLots) * v.lotValue
-    memo = { spotTicks: v.spotTicks, lotValue: v.lotValue, lots: sellLots, tickLots: sellTickLots, value, valueNum: Number(value) }
-    if (leg.source) leg.source.credit = memo
-  }
-  leg.credit = memo.value
-  leg.creditNum = memo.valueNum
-}
-
-/** The options bucket of an account, with `extra` orders as if resting; `withMm` false skips the MM grid. */
-export function optionsBucket(state: EngineState, account: Account, extra: readonly WhatIf[] = [], withMm = true): OptionsBucket {
-  const cash = account.balance('options')
-  gatherLegs(state, account, extra)
-  for (let i = 0; i < legCount; i++) {
-    const leg = legPool[i]!
-    if (leg.buyLots > 0) setReserve(state, leg)
-    if (leg.sellLots > 0) setCredit(state, leg)
-  }
-  const { nov, buyReserve, im, mm } = sums(withMm)
-  const equity = cash + nov
-  const available = (equity - im < cash ? equity - im : cash) - buyReserve
-  return { cash, nov, equity, im, mm, buyReserve, available, locked: cash - available }
 }
 
 /** Whether the account has anything in the options bucket's margin (positions or open orders). */

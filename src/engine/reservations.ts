@@ -20,7 +20,7 @@ export function reservationFor(market: MarketRuntime, side: 'buy' | 'sell', pric
 function exposureOf(account: Account, market: MarketRuntime): OrderExposure {
   let e = account.exposure.get(market.spec.id)
   if (!e) {
-    account.exposure.set(market.spec.id, (e = { market, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n }))
+    account.exposure.set(market.spec.id, (e = { market, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n, changes: 0 }))
     if (!market.linear) {
       market.exposed.add(account)
       account.optionLeg(market).exposure = e
@@ -45,6 +45,7 @@ function count(account: Account, market: MarketRuntime, order: Order, lots: numb
   if (lots === order.heldLots && price === order.heldPrice) return
   const e = exposureOf(account, market)
   const delta = tickLotsDelta(order.heldLots, order.heldPrice, lots, price)
+  e.changes++
   if (order.side === 'buy') {
     e.buyLots += lots - order.heldLots
     e.buyTickLots += delta

@@ -54,6 +54,9 @@ export class EngineState {
   now = 0
   readonly markets = new Map<string, MarketRuntime>()
   readonly marks = new Map<string, Mark>()
+  /** Advanced whenever a mark is set or a market listed (what option valuations depend on): the options
+   * bucket's kept sums priced at an older one are priced again (optionSums.ts). Not serialized. */
+  valuationEpoch = 0
   /** Derived from `marks` (not serialized): rebuilt whenever a mark is set or restored. */
   readonly markTicks = new Map<string, MarkTicks>()
   readonly accounts = new Map<string, Account>()

@@ -249,7 +249,7 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     let spotLocked = 0n
     let isolatedOrderMargin = 0n
     const base = new Map<string, number>()
-    const exposure = new Map<string, OrderExposure>()
+    const exposure = new Map<string, Omit<OrderExposure, 'changes'>>()
     const mine = [...state.orders.values()].filter((o) => o.userId === a.userId)
     const indexed = [...a.marketOrders.values()].flatMap((orders) => [...orders])
     expect(indexed.length, `${a.userId} per-market order index size`).toBe(mine.length)
@@ -291,7 +291,9 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     }
     expect(a.spotLocked, `${a.userId} spot reservation`).toBe(spotLocked)
     expect(a.isolatedOrderMargin, `${a.userId} isolated order margin`).toBe(isolatedOrderMargin)
-    expect(new Map(a.exposure), `${a.userId} cross order exposure`).toEqual(exposure)
+    // Its holdings, not how often it changed.
+    const held = new Map([...a.exposure].map(([id, { changes: _, ...e }]) => [id, e]))
+    expect(held, `${a.userId} cross order exposure`).toEqual(exposure)
     for (const [id, lots] of a.baseLocked) {
       expect(lots, `${a.userId} base reserved in ${id}`).toBe(base.get(id) ?? 0)
       if (a.userId !== '00000000000000000000000000') expect(lots).toBeLessThanOrEqual(a.holding(id))
@@ -380,7 +382,8 @@ const optionFigures = (m: { cash: bigint; nov: bigint; im: bigint; mm: bigint; b
 /**
  * The engine's options bucket (optionMargin.ts) of every account with an options balance, option
  * positions or open option orders equals the reference's (referenceOptionMargin.ts), exactly: cash,
- * NOV, IM, MM, buy reserve, available, locked, and the locked part balance events carry. Then with one
+ * NOV, IM, MM, buy reserve, available, locked, and the locked part balance events carry; so does the
+ * bucket from the sums kept leg by leg (no MM). Then with one
  * hypothetical option order drawn from the account and the clock — a buy or a sell near the option's
  * value, on a market the account may or may not hold — the margin with it and the placement verdict.
  */
@@ -395,6 +398,8 @@ function checkOptionMargins(state: EngineState, totals: Ledgers): void {
     if (a.balance('options') === 0n && positions.length === 0 && orders.length === 0) continue
     const ref = referenceOptionMargin(state, a)
     expect(optionFigures(optionsBucket(state, a)), `${a.userId}: the options bucket equals the reference`).toEqual(optionFigures(ref))
+    // Without the MM grid the bucket reads the sums kept leg by leg (optionSums.ts).
+    expect(optionFigures(optionsBucket(state, a, [], false)), `${a.userId}: the options bucket from the kept sums`).toEqual(optionFigures({ ...ref, mm: 0n }))
     // Without positions or orders nothing is locked, whatever the marks; the balance stream's last event
     // says what is locked now (a client following it is never left with a stale figure), for holders of
     // option positions and of open option orders alike.
@@ -423,6 +428,7 @@ function checkOptionMargins(state: EngineState, totals: Ledgers): void {
     const after = referenceOptionMargin(state, a, [w])
     const whatIf = [{ ...w, market: m }]
     expect(optionFigures(optionsBucket(state, a, whatIf)), `${a.userId}: the options bucket with ${described([w])} equals the reference`).toEqual(optionFigures(after))
+    expect(optionFigures(optionsBucket(state, a, whatIf, false)), `${a.userId}: the kept sums with ${described([w])}`).toEqual(optionFigures({ ...after, mm: 0n }))
     // Refused when it leaves less than nothing available and less than before; by the side's code.
     const refused = after.available < 0n && after.available < ref.available
     let thrown: unknown = null

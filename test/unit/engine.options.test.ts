@@ -179,6 +179,27 @@ describe('the options bucket', () => {
     expect([legs('bob'), legs('carol')]).toEqual([[], [CALL]])
   })
 
+  it('from the sums kept leg by leg equals a full count, as orders change price or size and marks move', () => {
+    const alice = h.engine.state.accounts.get('alice')!
+    const kept = () => optionsBucket(h.engine.state, alice, [], false)
+    const full = () => ({ ...optionsBucket(h.engine.state, alice), mm: 0n })
+    optOk('alice', { side: 'sell', price: '0.0500', quantity: '1' })
+    const second = optOk('alice', { side: 'sell', price: '0.0600', quantity: '1' })
+    optOk('alice', { side: 'buy', price: '0.0100', quantity: '2' })
+    expect(kept()).toEqual(full())
+    const before = kept()
+    // Same size, another price: only the sells' tick·lots change.
+    h.ok({ type: 'ModifyOrder', userId: 'alice', orderId: second.id as string, priceTicks: 900, lots: null, kind: 'option' })
+    expect(kept()).toEqual(full())
+    expect(kept().im).not.toBe(before.im)
+    h.ok({ type: 'ModifyOrder', userId: 'alice', orderId: second.id as string, priceTicks: null, lots: 300, kind: 'option' })
+    expect(kept()).toEqual(full())
+    optOk('bob', { side: 'buy', price: '0.0500', quantity: '1', timeInForce: 'ioc' })
+    expect(kept()).toEqual(full())
+    h.marks({ BTC: '97000' })
+    expect(kept()).toEqual(full())
+  })
+
   it('will not transfer locked funds out', () => {
     optOk('alice', { side: 'sell', price: '0.0500', quantity: '1' })
     optOk('bob', { side: 'buy', price: '0.0500', quantity: '1' })

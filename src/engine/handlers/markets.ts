@@ -31,6 +31,7 @@ export function listMarkets(ctx: Ctx, specs: MarketSpec[]): string[] {
     const market = new MarketRuntime(canonicalSpec({ ...spec, listedAtMs: ctx.now }), ctx.state)
     if (market.spec.type === 'perpetual') market.perp = newPerpState(market, ctx.now)
     ctx.state.markets.set(spec.id, market)
+    ctx.state.valuationEpoch++
     listed.push(spec.id)
     // Its (empty) book mirror exists from the listing on, stamped with the engine's time.
     ctx.changes.books.add(spec.id)

@@ -62,6 +62,7 @@ export function markTicks(market: MarketRuntime, price: string): MarkTicks {
 function setMark(ctx: Ctx, market: MarketRuntime, mark: Omit<Mark, 'engineTs' | 'marketId'>): void {
   const stored: Mark = { marketId: market.spec.id, engineTs: ctx.now, ...mark }
   ctx.state.marks.set(stored.marketId, stored)
+  ctx.state.valuationEpoch++
   setDerived(ctx.state, market, stored.price)
   fireTriggers(ctx, market)
   ctx.changes.marks.push(stored)
