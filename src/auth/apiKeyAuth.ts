@@ -4,7 +4,10 @@
 // so a cached key is trusted only after checking its revocation marker in Redis (one EXISTS), which
 // the revoking node sets after the database update and before it answers. A key loaded from the
 // database is current by definition. Checks run in the order the spec's codes imply: format, lookup,
-// revoked, expired, IP allowlist (the scope is the route's business).
+// revoked, expired, IP allowlist (the scope is the route's business). The marker is read last, once
+// the key passes everything known in-process, so that a caller may read it in the same round trip as
+// what it does next (the order path: its rate charge); a key refused in-process reads it first, since
+// a revocation outranks the other refusals.
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../domain/clock.js'
 import { DomainError } from '../domain/errors.js'
@@ -27,6 +30,19 @@ interface CachedKey {
   loadedAt: number
 }
 
+/** The key a revocation check is asked about: which, whose, and what it may do. */
+export type KeyUnderCheck = Pick<CachedKey, 'id' | 'userId' | 'scope'>
+
+/** Whether a cached key has been revoked on some node (its marker exists). */
+export type RevocationCheck = (key: KeyUnderCheck) => Promise<boolean>
+
+/** Why a key that is not revoked may not be used from `ip` now (expired, or not on its allowlist), or null. */
+function refusal(key: CachedKey, ip: string, now: number): DomainError | null {
+  if (key.expiresAt && key.expiresAt.getTime() <= now) return new DomainError('INVALID_TOKEN', 'API key has expired')
+  if (!ipAllowed(key.allowedIps, ip)) return new DomainError('IP_NOT_ALLOWED')
+  return null
+}
+
 /** Below REVOKED_MARKER_TTL_MS, so no cached key outlives its revocation marker. */
 export const KEY_CACHE_MS = 30_000
 const MAX_CACHED = 50_000
@@ -45,17 +61,22 @@ export class ApiKeyAuth {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  /** `ip` is the caller's address as allowlists name it (ipAllowlist.normalizeIp). */
-  async authenticate(secret: string, ip: string, userAgent: string | null): Promise<Principal> {
+  /**
+   * `ip` is the caller's address as allowlists name it (ipAllowlist.normalizeIp). `isRevoked` reads a
+   * cached key's marker once the key passes every in-process check; by default alone.
+   */
+  async authenticate(secret: string, ip: string, userAgent: string | null, isRevoked: RevocationCheck = (k) => this.revocations.isRevoked(k.id)): Promise<Principal> {
     if (!isKeySecret(secret)) throw new DomainError('INVALID_TOKEN', 'API key is malformed')
     const hash = hashSecret(secret)
     const now = this.clock()
-    const key = await this.lookup(hash, now)
+    const found = await this.lookup(hash, now)
+    const key = found?.key
     // The lookup matched on the digest already; this compare is the constant-time confirmation.
     if (!key || !sameDigest(key.secretHash, hash)) throw new DomainError('INVALID_TOKEN', 'API key is not recognised')
+    const refused = refusal(key, ip, now)
+    if (found.cached && !key.revokedAt && (await (refused ? this.revocations.isRevoked(key.id) : isRevoked(key)))) key.revokedAt = new Date(now)
     if (key.revokedAt) throw new DomainError('KEY_REVOKED')
-    if (key.expiresAt && key.expiresAt.getTime() <= now) throw new DomainError('INVALID_TOKEN', 'API key has expired')
-    if (!ipAllowed(key.allowedIps, ip)) throw new DomainError('IP_NOT_ALLOWED')
+    if (refused) throw refused
     this.recordUse(key, ip, userAgent, now)
     return {
       userId: key.userId, address: key.address, kind: 'apiKey', via: 'apiKey', scope: key.scope, keyId: key.id, expiresAt: key.expiresAt?.getTime(),
@@ -78,12 +99,10 @@ export class ApiKeyAuth {
     this.cache.clear()
   }
 
-  private async lookup(hash: string, now: number): Promise<CachedKey | null> {
+  /** The key with this digest; `cached` when it came from this node's cache (its marker still to be read). */
+  private async lookup(hash: string, now: number): Promise<{ key: CachedKey; cached: boolean } | null> {
     const hit = this.cache.get(hash)
-    if (hit && now - hit.loadedAt < KEY_CACHE_MS) {
-      if (!hit.revokedAt && (await this.revocations.isRevoked(hit.id))) hit.revokedAt = new Date(now)
-      return hit
-    }
+    if (hit && now - hit.loadedAt < KEY_CACHE_MS) return { key: hit, cached: true }
     const row = await this.prisma.apiKey.findUnique({
       where: { secretHash: hash },
       select: { id: true, userId: true, scope: true, secretHash: true, allowedIps: true, expiresAt: true, revokedAt: true, user: { select: { address: true } } },
@@ -95,7 +114,7 @@ export class ApiKeyAuth {
     const key: CachedKey = { ...row, scope: row.scope as 'read' | 'trade', address: row.user.address, loadedAt: now }
     if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!)
     this.cache.set(hash, key)
-    return key
+    return { key, cached: false }
   }
 
   /** Best effort and off the request path: a failed write is logged, never the caller's problem. */

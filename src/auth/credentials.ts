@@ -3,7 +3,7 @@
 // `session` cookie. The header wins when both are sent: it is the caller's explicit choice. The result
 // is a principal, the refusal the credential earned, or nothing; what is required is the caller's call.
 import { DomainError } from '../domain/errors.js'
-import type { ApiKeyAuth } from './apiKeyAuth.js'
+import type { ApiKeyAuth, RevocationCheck } from './apiKeyAuth.js'
 import { normalizeIp } from './ipAllowlist.js'
 import { KEY_SECRET_PREFIX } from './keyMaterial.js'
 import { NO_CREDENTIAL, type CredentialResult, type Principal } from './principal.js'
@@ -14,6 +14,8 @@ export interface PresentedCredential {
   sessionCookie: string | undefined
   ip: string
   userAgent: string | null
+  /** How a cached API key's revocation marker is read; by default alone (apiKeyAuth.ts). */
+  isRevoked?: RevocationCheck
 }
 
 const BEARER = /^Bearer +(\S+) *$/i
@@ -42,7 +44,7 @@ export class CredentialResolver {
       const m = BEARER.exec(c.authorization)
       if (!m) throw new DomainError('INVALID_TOKEN', 'Authorization must be `Bearer <token>`')
       token = m[1]!
-      if (token.startsWith(KEY_SECRET_PREFIX)) return this.apiKeys.authenticate(token, ip, c.userAgent)
+      if (token.startsWith(KEY_SECRET_PREFIX)) return this.apiKeys.authenticate(token, ip, c.userAgent, c.isRevoked)
       via = 'jwt'
     } else if (c.sessionCookie) {
       token = c.sessionCookie

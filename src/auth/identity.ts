@@ -94,9 +94,22 @@ export class Identity {
 
   /** Counts one order-path request against the user's pool (ORDER_RATE_PER_MIN × rate tier). */
   async chargeOrderRate(userId: string): Promise<RateDecision> {
+    return (await this.charge(userId, null))!
+  }
+
+  /**
+   * As chargeOrderRate(), unless API key `keyId` has been revoked (its marker, read in the same
+   * round trip): then nothing is charged and the answer is null.
+   */
+  async chargeOrderRateUnlessRevoked(userId: string, keyId: string): Promise<RateDecision | null> {
+    return this.charge(userId, keyId)
+  }
+
+  private async charge(userId: string, keyId: string | null): Promise<RateDecision | null> {
     const tier = await this.tiers.tier(userId)
-    const decision = await this.orderRate.consume(userId, this.orderRatePerMin * tier)
-    if (!decision.allowed) this.refusals?.order()
+    const limit = this.orderRatePerMin * tier
+    const decision = keyId === null ? await this.orderRate.consume(userId, limit) : await this.orderRate.consumeUnless(this.revocations.key(keyId), userId, limit)
+    if (decision && !decision.allowed) this.refusals?.order()
     return decision
   }
 

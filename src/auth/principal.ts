@@ -38,8 +38,11 @@ const RANK: Record<AuthLevel | CredentialScope, number> = { public: 0, read: 1, 
 
 export function permits(principal: Principal | null, level: AuthLevel): boolean {
   if (level === 'public') return true
-  return principal !== null && RANK[principal.scope] >= RANK[level]
+  return principal !== null && scopePermits(principal.scope, level)
 }
+
+/** Whether a credential of `scope` may use something of `level`. */
+export const scopePermits = (scope: CredentialScope, level: AuthLevel): boolean => RANK[scope] >= RANK[level]
 
 /**
  * Why a caller may not use something of `level`: the credential's own failure when one was presented

@@ -1,6 +1,7 @@
 // The API-key revocation marker, `{p}auth:revoked:{keyId}` (src/bus/keys.ts): set when a key is revoked,
 // read by every node that trusts a cached key or keeps a private stream open on one. The only code
-// that reads or writes it, so its key, value and lifetime are written down once.
+// that reads or writes it, so its key, value and lifetime are written down once (the order-rate
+// script reads it too, by the name key() gives, in the same round trip as the charge).
 import type { Redis } from 'ioredis'
 import type { RedisKeys } from '../bus/keys.js'
 
@@ -15,6 +16,11 @@ export class RevocationMarkers {
 
   async mark(keyId: string): Promise<void> {
     await this.redis.set(this.keys.revokedKey(keyId), '1', 'PX', REVOKED_MARKER_TTL_MS)
+  }
+
+  /** The marker's Redis key, for a script that reads it beside other work (rateLimiter.ts). */
+  key(keyId: string): string {
+    return this.keys.revokedKey(keyId)
   }
 
   async isRevoked(keyId: string): Promise<boolean> {

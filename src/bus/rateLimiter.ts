@@ -6,6 +6,9 @@ import type { Redis } from 'ioredis'
 import { defineScript } from './script.js'
 
 // KEYS[1]  the user's pool (`rate:order:{userId}`): its theoretical arrival time (TAT), unix ms, float
+// KEYS[2]  optional: the revocation marker of the API key the request came with; when it exists the
+//          call is refused before anything is charged (returns {-1, 0, 0, 0}). So a cached key's
+//          marker and the charge cost one round trip, not two.
 // ARGV[1]  emission interval ms: period / limit, may be fractional
 // ARGV[2]  period ms: the burst tolerance, a full period's allowance
 // ARGV[3]  now, unix ms; empty to use Redis' own clock (one clock for every node), and then the key
@@ -16,6 +19,9 @@ import { defineScript } from './script.js'
 //          until the next one may (0 when allowed), `resetMs` until the pool is full again.
 // A refused call does not advance the TAT, so retrying early costs nothing.
 const gcra = defineScript(`
+if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then
+  return {-1, 0, 0, 0}
+end
 local interval = tonumber(ARGV[1])
 local period = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -61,8 +67,19 @@ export class OrderRateLimiter {
 
   /** Counts one order-path request of `userId` against `limit` per minute. */
   async consume(userId: string, limit: number): Promise<RateDecision> {
+    return (await this.run(userId, limit, null))!
+  }
+
+  /** As consume(), unless the key `marker` exists in Redis: then nothing is charged and the answer is null. */
+  async consumeUnless(marker: string, userId: string, limit: number): Promise<RateDecision | null> {
+    return this.run(userId, limit, marker)
+  }
+
+  private async run(userId: string, limit: number, marker: string | null): Promise<RateDecision | null> {
     const now = this.clock ? String(this.clock()) : ''
-    const r = (await gcra(this.redis, [this.keyOf(userId)], [RATE_PERIOD_MS / limit, RATE_PERIOD_MS, now])) as number[]
+    const keys = marker === null ? [this.keyOf(userId)] : [this.keyOf(userId), marker]
+    const r = (await gcra(this.redis, keys, [RATE_PERIOD_MS / limit, RATE_PERIOD_MS, now])) as number[]
+    if (r[0] === -1) return null
     return { allowed: r[0] === 1, limit, remaining: r[1] ?? 0, retryAfterMs: r[2] ?? 0, resetMs: r[3] ?? 0 }
   }
 }

@@ -260,6 +260,29 @@ describe('revocation', () => {
     expectError(await orderPath(api, key.auth), 401, 'KEY_REVOKED')
   })
 
+  it('puts a revocation a node learns from the marker alone before its other refusals (IP allowlist, scope)', async () => {
+    const remote = await createKey(api, alice.cookie, { scope: 'trade', allowedIps: ['10.9.9.9'] })
+    const read = await createKey(api, alice.cookie, { scope: 'read' })
+    // Node B caches both keys while refusing them for what it knows in-process.
+    expectError(await orderPath(apiB, remote.auth), 403, 'IP_NOT_ALLOWED')
+    expectError(await orderPath(apiB, read.auth), 403, 'SCOPE_INSUFFICIENT')
+    for (const key of [remote, read]) {
+      await ex.pool.query('UPDATE api_keys SET "revokedAt" = now() WHERE id = $1', [key.id])
+      await ex.services.identity.revocations.mark(key.id)
+    }
+    expectError(await orderPath(apiB, remote.auth), 401, 'KEY_REVOKED')
+    expectError(await orderPath(apiB, read.auth), 401, 'KEY_REVOKED')
+  })
+
+  it('refuses a cached trade key on the order path once its marker is set', async () => {
+    const key = await createKey(api, alice.cookie, { scope: 'trade' })
+    expect((await orderPath(apiB, key.auth)).status).toBe(200)
+    await ex.pool.query('UPDATE api_keys SET "revokedAt" = now() WHERE id = $1', [key.id])
+    await ex.services.identity.revocations.mark(key.id)
+    expectError(await orderPath(apiB, key.auth), 401, 'KEY_REVOKED')
+    expectError(await me(apiB, key.auth), 401, 'KEY_REVOKED')
+  })
+
   it('checks revocation before the IP allowlist', async () => {
     const key = await createKey(api, alice.cookie, { scope: 'read', allowedIps: ['10.9.9.9'] })
     await del(api, `/perps/me/api-keys/${key.id}`, alice.cookie)

@@ -126,6 +126,23 @@ describe('standard tier: 120 a minute per user', () => {
   })
 })
 
+describe('a revoked key', () => {
+  it('is never charged: a key a node has cached, revoked with only its marker (announcement lost), leaves the pool as it was', async () => {
+    now = T0
+    const s = await signIn(api, ex.url!)
+    const { id: keyId, auth: key } = await createKey(api, s.cookie, { scope: 'trade' })
+    expect((await order(apiB, key)).headers.get('x-ratelimit-remaining')).toBe('119')
+    await ex.pool.query('UPDATE api_keys SET "revokedAt" = now() WHERE id = $1', [keyId])
+    await ex.services.identity.revocations.mark(keyId)
+    for (let i = 0; i < 3; i++) {
+      const refused = await order(apiB, key)
+      expectError(refused, 401, 'KEY_REVOKED')
+      expect(refused.headers.get('x-ratelimit-remaining')).toBeNull()
+    }
+    expect((await order(apiB, s.cookie)).headers.get('x-ratelimit-remaining')).toBe('118')
+  })
+})
+
 describe('two API nodes', () => {
   it('share one pool: 60 calls on each, then the 121st is refused on either node', async () => {
     now = T0

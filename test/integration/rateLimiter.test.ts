@@ -72,6 +72,18 @@ describe('GCRA order-rate script', () => {
     expect(passed).toBe(60)
   })
 
+  it('charges nothing while the marker key exists, and as consume() without it', async () => {
+    now = 1_700_000_000_000
+    const user = `u${++n}`
+    const marker = `${prefix}marker:${user}`
+    const l = new OrderRateLimiter(redis, (u) => `${prefix}rate:${u}`, () => now)
+    expect(await l.consumeUnless(marker, user, 120)).toMatchObject({ allowed: true, remaining: 119 })
+    await redis.set(marker, '1')
+    for (let i = 0; i < 5; i++) expect(await l.consumeUnless(marker, user, 120)).toBeNull()
+    await redis.del(marker)
+    expect(await l.consume(user, 120)).toMatchObject({ allowed: true, remaining: 118 })
+  })
+
   it('reports the time until the pool is full again', async () => {
     now = 1_700_000_000_000
     const user = `u${++n}`
