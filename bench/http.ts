@@ -421,7 +421,8 @@ function printCase(name: string, m: Measured, w: Workload | null, ceiling: Measu
   printLine(
     name,
     `${orders}${fmt(m.requestsPerSecond)} req/s${ratio}; p50 ${fmt(m.p50, 1)} / p90 ${fmt(m.p90, 1)} / p99 ${fmt(m.p99, 1)} ms; ` +
-      `errors ${m.errors}${refusals}; server CPU ${m.cores.map((c) => `${fmt(c * 100)}%`).join(' + ')} of a core`,
+      `errors ${m.errors}${refusals}; server CPU ${m.cores.map((c) => `${fmt(c * 100)}%`).join(' + ')} of a core, ` +
+      `${m.cores.map((c) => fmt((c / m.requestsPerSecond) * 1e6)).join(' + ')} µs a request`,
   )
 }
 
