@@ -10,6 +10,15 @@ import { newId } from '../domain/ids.js'
 import type { Command, CommandEnvelope, Reply } from '../engine/commands.js'
 import type { Replied, ReplyOf } from '../engine/replies.js'
 import type { RedisKeys } from './keys.js'
+import { defineScript } from './script.js'
+
+// The epoch and the append in one script: atomic as a MULTI of GET and XADD was, but one command to
+// encode and one reply to read instead of four, and auto-pipelined with the node's other commands.
+// KEYS[1] the stream epoch, KEYS[2] the command stream; ARGV[1] the envelope. Returns {epoch or nil, stream id}.
+const appendWithEpoch = defineScript(`
+local epoch = redis.call('GET', KEYS[1])
+return {epoch, redis.call('XADD', KEYS[2], '*', 'c', ARGV[1])}
+`)
 
 export interface SubmitOptions {
   correlationId?: string
@@ -135,12 +144,9 @@ export class CommandBus {
     return id as string
   }
 
-  /** Appends with the stream's epoch read in the same transaction: a stream id means nothing without it. */
+  /** Appends with the stream's epoch read atomically with it: a stream id means nothing without it. */
   private async appendTracked(env: CommandEnvelope): Promise<[epoch: string | null, streamId: string]> {
-    const results = await this.redis.multi().get(this.keys.epoch).xadd(this.keys.commands, '*', 'c', JSON.stringify(env)).exec()
-    if (!results) throw new Error('the command append was aborted')
-    for (const [err] of results) if (err) throw err
-    return [results[0]![1] as string | null, results[1]![1] as string]
+    return (await appendWithEpoch(this.redis, [this.keys.epoch, this.keys.commands], [JSON.stringify(env)])) as [string | null, string]
   }
 
   private onReplies(message: string): void {
