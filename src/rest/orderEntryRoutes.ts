@@ -17,16 +17,37 @@ export const ORDER_FIELDS = /* GraphQL */ `
     marginMode stopPrice takeProfitPrice stopLossPrice triggeredAt parentOrderId quoteId cancelReason createdAt updatedAt
   }`
 
+/**
+ * An order as REST answers it: the fragment's fields in its order, enums lower case. Field by field, not
+ * by spreading: every order answer passes here, and graphql's result objects have no prototype, which
+ * makes a spread of one ~4 µs (and its JSON slower) against 0.2 µs for this literal.
+ */
 export function restOrder(o: Record<string, any>) {
   return {
-    ...o,
+    id: o['id'],
+    userId: o['userId'],
+    marketId: o['marketId'],
+    clientOrderId: o['clientOrderId'],
     side: lower(o['side']),
     type: lower(o['type']),
     timeInForce: lower(o['timeInForce']),
+    price: o['price'],
+    quantity: o['quantity'],
+    filledQuantity: o['filledQuantity'],
     status: lower(o['status']),
+    postOnly: o['postOnly'],
+    reduceOnly: o['reduceOnly'],
     marginMode: lower(o['marginMode']),
+    stopPrice: o['stopPrice'],
+    takeProfitPrice: o['takeProfitPrice'],
+    stopLossPrice: o['stopLossPrice'],
+    triggeredAt: o['triggeredAt'],
+    parentOrderId: o['parentOrderId'],
+    quoteId: o['quoteId'],
     // The engine's reasons are lower case on the wire; an error code (a refused trigger) stays as it is.
     cancelReason: isErrorCode(o['cancelReason']) ? o['cancelReason'] : lower(o['cancelReason']),
+    createdAt: o['createdAt'],
+    updatedAt: o['updatedAt'],
   }
 }
 
