@@ -93,7 +93,7 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
           query: req.query as Record<string, unknown>,
           body: req.body,
         }
-        const { body, headers } = await runRoute(o.schema, route, rreq, ctx)
+        const { body, headers } = await runRoute(route, rreq, ctx)
         return reply.status(route.status ?? 200).headers(headers).send(body)
       },
     })

@@ -1,7 +1,10 @@
-// Runs REST routes as GraphQL: each route's document is parsed and validated once at start-up, then
-// executed in-process with graphql's execute() against the same schema and resolvers yoga serves, so
-// the two APIs cannot drift and REST skips yoga's HTTP layer.
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql'
+// Runs REST routes as GraphQL: each route's document is parsed, validated and compiled to a function
+// (graphql-jit) once at start-up, then run in-process against the same schema and resolvers yoga
+// serves, so the two APIs cannot drift and REST skips yoga's HTTP layer. Compiled rather than walked by
+// execute(): the walk (collecting fields, coercing arguments, completing values) was about a sixth of
+// an order request's CPU.
+import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql'
+import { compileQuery, isCompiledQuery } from 'graphql-jit'
 import { DomainError } from '../domain/errors.js'
 import type { GraphQLContext } from '../graphql/context.js'
 import { classify } from '../graphql/errors.js'
@@ -11,6 +14,8 @@ import type { RestInput, RestRequest, RestRoute } from './route.js'
 
 export interface CompiledRoute extends RestRoute {
   readonly document: DocumentNode
+  /** The document compiled to a function by graphql-jit: same resolvers, coercion and errors as execute(). */
+  readonly run: (ctx: GraphQLContext, variables: Record<string, unknown>) => Promise<ExecutionResult> | ExecutionResult
 }
 
 export function compileRoutes(schema: GraphQLSchema, routes: readonly RestRoute[]): CompiledRoute[] {
@@ -23,7 +28,9 @@ export function compileRoutes(schema: GraphQLSchema, routes: readonly RestRoute[
     if (errors.length > 0) {
       throw new Error(`REST route ${route.method} ${route.path}: invalid operation: ${errors.map((e) => e.message).join('; ')}`)
     }
-    return { ...route, document }
+    const compiled = compileQuery(schema, document)
+    if (!isCompiledQuery(compiled)) throw new Error(`REST route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`)
+    return { ...route, document, run: (ctx, variables) => compiled.query(undefined, ctx, variables) }
   })
 }
 
@@ -38,14 +45,14 @@ export function checkRequest(route: RestRoute, req: RestRequest): RestInput {
 }
 
 /** The documented body (and headers) of a successful call; a failure is thrown as the DomainError REST reports. */
-export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, ctx: GraphQLContext): Promise<{ body: unknown; headers: Record<string, string> }> {
+export async function runRoute(route: CompiledRoute, req: RestRequest, ctx: GraphQLContext): Promise<{ body: unknown; headers: Record<string, string> }> {
   const input = checkRequest(route, req)
   // After the schemas (a field's own code comes first). The operation refuses a NUL in its arguments
   // too; here the error names the request's field.
   const nul = nulAt(req.query, 'query') ?? nulAt(req.body, 'body')
   if (nul) throw new DomainError('INVALID_REQUEST', `${nul} contains the NUL character (U+0000)`, { field: nul })
   const variableValues = route.variables?.(input) ?? {}
-  const result = await execute({ schema, document: route.document, variableValues, contextValue: ctx })
+  const result = await route.run(ctx, variableValues)
   const first = result.errors?.[0]
   if (first) {
     const c = classify(first, ctx.correlationId, ctx.services.log)
