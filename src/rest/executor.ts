@@ -1,8 +1,8 @@
 // Runs REST routes as GraphQL: each route's document is parsed, validated and compiled to a function
 // (graphql-jit) once at start-up, then run in-process against the same schema and resolvers yoga
 // serves, so the two APIs cannot drift and REST skips yoga's HTTP layer. Compiled rather than walked by
-// execute(): the walk (collecting fields, coercing arguments, completing values) was about a sixth of
-// an order request's CPU.
+// execute(): the walk (collecting fields, coercing arguments, completing values on every request) was
+// the largest cost of an order request in the API process after the HTTP stack (docs/decisions.md).
 import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { compileQuery, isCompiledQuery } from 'graphql-jit'
 import { DomainError } from '../domain/errors.js'
