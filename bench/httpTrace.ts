@@ -72,9 +72,10 @@ function timeSync(proto: object, method: string, name: string): void {
 /** Installs the timers; call before the exchange starts. */
 export function installTrace(): void {
   loop.enable()
-  timeAsync(CredentialResolver.prototype, 'resolve', 'api: credential resolved (API key: cache + revocation EXISTS)')
-  timeAsync(Identity.prototype, 'chargeOrderRate', 'api: order-rate charge (Lua GCRA)')
-  timeAsync(CommandBus.prototype, 'appendTracked', 'bus: XADD (MULTI with the epoch GET)')
+  timeAsync(CredentialResolver.prototype, 'resolve', 'api: credential resolved (API key: cache + revocation marker; on the order path with the charge)')
+  timeAsync(Identity.prototype, 'chargeOrderRate', 'api: order-rate charge (Lua GCRA; sessions)')
+  timeAsync(Identity.prototype, 'chargeOrderRateUnlessRevoked', 'api: order-rate charge with the key\'s revocation marker (one Lua script)')
+  timeAsync(CommandBus.prototype, 'appendTracked', 'bus: XADD (one script with the epoch GET)')
   timeAsync(CommandBus.prototype, 'submit', 'bus: submit → reply (engine round trip)')
   const runner = EngineRunner.prototype as unknown as Record<string, (...args: any[]) => any>
   // A batch: its size, each command's wait in the stream (its id's ms to the batch's start), and the
