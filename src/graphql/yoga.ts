@@ -9,6 +9,7 @@ import { documentLimitError } from './documentLimits.js'
 import { operationLimitError } from './operationLimits.js'
 import type { Services } from '../services/services.js'
 import { createContext, type GraphQLContext } from './context.js'
+import { useCompiledExecution } from './compiledExecution.js'
 import { useClientErrors } from './errors.js'
 import { renderGraphiQLPage } from './graphiql.js'
 import { useOperationMetrics } from './operationMetrics.js'
@@ -69,6 +70,6 @@ export function createGraphQLServer(schema: GraphQLSchema, services: Services): 
       error: (...args) => log.error(args.map(String).join(' ')),
     },
     context: ({ req, reply }) => createContext(services, req.id, false, callerOf(req, reply, services.config)),
-    plugins: [useOperationMetrics(services.metrics.graphql), useDocumentLimits(), useOperationLimits(), useClientErrors(log)],
+    plugins: [useOperationMetrics(services.metrics.graphql), useDocumentLimits(), useOperationLimits(), useClientErrors(log), useCompiledExecution()],
   })
 }

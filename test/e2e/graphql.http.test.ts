@@ -33,3 +33,30 @@ describe('a single result over HTTP', () => {
     expect(res.headers.get('content-length')).toBe(String(res.text.length))
   })
 })
+
+// A document runs with graphql-js the first time and compiled by graphql-jit from the second
+// (src/graphql/compiledExecution.ts): the answers must not tell the two apart.
+describe('a document run again (compiled) answers as the first time', () => {
+  const run = (query: string, variables?: Record<string, unknown>) =>
+    h.api.request('POST', '/graphql', {
+      raw: JSON.stringify({ query, variables }),
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-correlation-id': 'gql-compiled-0001' },
+    })
+
+  it.each([
+    ['data', '{ markets(first: 2) { edges { node { marketId type } } } }', undefined],
+    ['a resolver error, with its locations and path', 'query NotFound { __typename\n  orderbook(marketId: "NOPE") { sequence } }', undefined],
+    ['a partial result: me refused without a credential', '{ markets(first: 1) { edges { node { marketId } } } me { id } }', undefined],
+    ['a mutation refused without a credential', 'mutation { cancelOrder(id: "x", kind: LINEAR) { id } }', undefined],
+    ['variables that do not coerce', 'query Q($n: Int!) { markets(first: $n) { edges { node { marketId } } } }', { n: 'two' }],
+    ['a missing variable', 'query Q($n: Int!) { markets(first: $n) { edges { node { marketId } } } }', {}],
+  ])('%s', async (_name, query, variables) => {
+    const first = await run(query, variables)
+    for (let i = 0; i < 2; i++) {
+      const again = await run(query, variables)
+      expect(again.status).toBe(first.status)
+      expect(again.text).toBe(first.text)
+    }
+    expect(first.text).toMatch(/"data"|"errors"/)
+  })
+})
