@@ -37,6 +37,10 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{8,128}$/
 
 /** yoga's single-result media types (application/json, application/graphql-response+json), not its streams. */
 const JSON_RESPONSE = /^application\/(graphql-response\+)?json\b/
+const hasKeys = (o: unknown): boolean => {
+  for (const _ in o as object) return true
+  return false
+}
 const registered = new WeakMap<FastifyInstance, Array<Pick<RouteOptions, 'method' | 'url'>>>()
 
 /** Every route registered on an app built by buildHttp (HEAD and OPTIONS included), for the test
@@ -111,7 +115,10 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
     // Public at the door: each field's scope decides (src/graphql/builder.ts).
     config: { auth: 'public' },
     handler: async (req, reply) => {
-      const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply })
+      // Without query parameters (any POST), the adapter is given no `query`: it rebuilds the URL from
+      // one (a URL parsed and printed per request) even when it is empty.
+      const nodeRequest = hasKeys(req.query) ? req : { raw: req.raw, method: req.method, headers: req.headers, body: req.body }
+      const response = await yoga.handleNodeRequestAndResponse(nodeRequest, reply, { req, reply })
       if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
         const ip = req.ip
         if (!caps.acquire(ip)) {
