@@ -15,11 +15,17 @@ export function operationCost(args: ExecutionArgs): { complexity: number; depth:
   // No such operation, or variables that do not coerce: execution reports it with its own message.
   if (!op) return null
   const variables = args.variableValues ?? {}
-  if (getVariableValues(args.schema, op.variableDefinitions ?? [], variables).errors) return null
   // The plugin prices a document's first operation: give it the chosen one and the fragments.
   const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [op, ...args.document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] }
-  const { complexity, depth } = complexityFromQuery(document, { schema: args.schema, variables, ctx: args.contextValue as object })
-  return { complexity, depth }
+  try {
+    const { complexity, depth } = complexityFromQuery(document, { schema: args.schema, variables, ctx: args.contextValue as object })
+    return { complexity, depth }
+  } catch (err) {
+    // The plugin coerces the variables and throws their first error: they are coerced again only when
+    // it threw (coercing them is a good part of pricing a small operation).
+    if (getVariableValues(args.schema, op.variableDefinitions ?? [], variables).errors) return null
+    throw err
+  }
 }
 
 /** The INVALID_REQUEST error of an external operation past the limits, or null (also for REST's own documents). */

@@ -91,6 +91,15 @@ describe('request errors carry INVALID_REQUEST and the project extensions', () =
     expect(res.headers.get('allow')).toBe('POST')
   })
 
+  it('variables that do not coerce: every one reported by execution, with its location, not refused by the cost check', async () => {
+    const res = await h.api.graphql('query Q($n: Int!, $m: Int!) {\n  a: markets(first: $n) { edges { node { marketId } } }\n  b: markets(first: $m) { edges { node { marketId } } } }', { n: 'two', m: 'three' })
+    expect(res.body.data).toBeUndefined()
+    expect(res.body.errors.map((e: { message: string; locations: unknown; extensions: { code: string } }) => [e.message, e.locations, e.extensions.code])).toEqual([
+      [expect.stringMatching(/^Variable "\$n" got invalid value "two"/), [{ line: 1, column: 9 }], 'INVALID_REQUEST'],
+      [expect.stringMatching(/^Variable "\$m" got invalid value "three"/), [{ line: 1, column: 19 }], 'INVALID_REQUEST'],
+    ])
+  })
+
   it('keeps the established shapes: validation and coercion errors, with each request\'s own correlation id', async () => {
     for (const id of ['gql-valid-0001', 'gql-valid-0002']) {
       const bad = await h.api.graphql('{ markets { edges { node { nope } } } }', undefined, { 'x-correlation-id': id })
