@@ -22,3 +22,17 @@ export function textFrame(head: Uint8Array, body: Uint8Array): Buffer {
   frame.set(body, h + head.length)
   return frame
 }
+
+/**
+ * The same frame's header as a latin1 string (one char per byte), for a message of `n` bytes: with an
+ * all-ASCII message the whole frame is a string (header + text), which the socket encodes straight into
+ * the kernel's buffer, where a Buffer per subscriber and message would be memory outside V8's heap that
+ * it answers with major collections (see socketFeed.ts).
+ */
+export function textFrameHeader(n: number): string {
+  if (n < 126) return String.fromCharCode(0x81, n)
+  if (n < 65_536) return String.fromCharCode(0x81, 126, n >>> 8, n & 0xff)
+  const hi = Math.floor(n / 2 ** 32)
+  const lo = n >>> 0
+  return String.fromCharCode(0x81, 127, hi >>> 24, (hi >>> 16) & 0xff, (hi >>> 8) & 0xff, hi & 0xff, lo >>> 24, (lo >>> 16) & 0xff, (lo >>> 8) & 0xff, lo & 0xff)
+}
