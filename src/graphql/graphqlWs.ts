@@ -55,11 +55,24 @@ interface Operation {
 /** By GraphQL context (one per operation). */
 const operations = new WeakMap<object, Operation>()
 
-/** A frame's result, and its `next` payload with the message's closing brace as UTF-8 when error-free. */
+/**
+ * A `next` payload with the message's closing brace: its text, and whether it is all ASCII (checked once
+ * for every subscriber it goes to: then each message is written as a string, see SocketFeed.sendAscii);
+ * otherwise its UTF-8 bytes, encoded on first use and shared.
+ */
+interface Body {
+  readonly text: string
+  readonly ascii: boolean
+  bytes: Buffer | null
+}
+
+const bodyOf = (text: string): Body => ({ text, ascii: Buffer.byteLength(text) === text.length, bytes: null })
+
+/** A frame's result, and its `next` payload when error-free. */
 interface Output {
   result: ExecutionResult
   /** Null when the result has errors: those carry each connection's own correlation id. */
-  bytes: Buffer | null
+  body: Body | null
 }
 
 /**
@@ -75,7 +88,7 @@ interface Shared {
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown }).then === 'function'
 
-const outputOf = (result: ExecutionResult): Output => ({ result, bytes: result.errors?.length ? null : Buffer.from(`${JSON.stringify(result)}}`) })
+const outputOf = (result: ExecutionResult): Output => ({ result, body: result.errors?.length ? null : bodyOf(`${JSON.stringify(result)}}`) })
 
 export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
   const { services } = d
@@ -99,25 +112,26 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
    * key. A result with errors is not shared: each operation executes its own (its errors name its
    * connection's correlation id, and a field may fail for one caller and not another).
    */
-  function payload(args: ExecutionArgs, frame: object, op: Operation, shared: Shared): Buffer | Promise<Buffer> {
+  function payload(args: ExecutionArgs, frame: object, op: Operation, shared: Shared): Body | Promise<Body> {
     const first = shared.frame !== frame
     if (first) {
       const result = execute({ ...args, rootValue: frame })
       shared.frame = frame
       shared.output = isPromise(result) ? result.then(outputOf) : outputOf(result)
     }
-    const own = (o: Output): Buffer | Promise<Buffer> => {
-      if (o.bytes) return o.bytes
-      if (first) return ownBytes(o.result, op)
-      const result = execute({ ...args, rootValue: frame })
-      return isPromise(result) ? result.then((r) => ownBytes(r, op)) : ownBytes(result, op)
-    }
     const output = shared.output!
+    if (!isPromise(output) && output.body) return output.body
+    const own = (o: Output): Body | Promise<Body> => {
+      if (o.body) return o.body
+      if (first) return ownBody(o.result, op)
+      const result = execute({ ...args, rootValue: frame })
+      return isPromise(result) ? result.then((r) => ownBody(r, op)) : ownBody(result, op)
+    }
     return isPromise(output) ? output.then(own) : own(output)
   }
 
-  const ownBytes = (r: ExecutionResult, op: Operation) =>
-    Buffer.from(`${JSON.stringify(r.errors?.length ? { ...r, errors: rewrite(r.errors, op.correlationId) } : r)}}`)
+  const ownBody = (r: ExecutionResult, op: Operation) =>
+    bodyOf(`${JSON.stringify(r.errors?.length ? { ...r, errors: rewrite(r.errors, op.correlationId) } : r)}}`)
 
   /**
    * The fan-out path: frames are written to the socket as the protocol's `next` messages as soon as
@@ -126,7 +140,9 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
    * complete, error and keep-alive; the iterator it gets ends when the stream does.
    */
   function sendDirect(queue: FrameQueue, args: ExecutionArgs, op: Operation): AsyncIterableIterator<ExecutionResult> {
-    const head = Buffer.from(`{"id":${JSON.stringify(op.id)},"type":"next","payload":`)
+    const headText = `{"id":${JSON.stringify(op.id)},"type":"next","payload":`
+    const headAscii = Buffer.byteLength(headText) === headText.length
+    const head = Buffer.from(headText)
     const feed = new SocketFeed(op.socket, {
       maxBytes: services.config.streamMaxBufferBytes,
       meter: services.metrics.streams.slowConsumers.graphqlWs,
@@ -135,16 +151,16 @@ export function serveGraphqlWs(wss: WebSocketServer, d: GraphqlWsDeps) {
       log: { logger: log, at: 'graphqlWs#sendDirect' },
     })
     const { shared, release } = share(op.key)
-    const write = (bytes: Buffer) => feed.sendBytes(head, bytes)
+    const write = (body: Body) => (headAscii && body.ascii ? feed.sendAscii(headText, body.text) : feed.sendBytes(head, (body.bytes ??= Buffer.from(body.text))))
     // Results are written in frame order; an asynchronous one holds the ones after it.
     let pending: Promise<void> | null = null
     const ended = queue.direct((frame) => {
-      const bytes = payload(args, frame, op, shared)
-      if (pending === null && !isPromise(bytes)) return write(bytes)
+      const body = payload(args, frame, op, shared)
+      if (pending === null && !isPromise(body)) return write(body)
       // Its failure ends the stream through the chain below, possibly after it settles.
-      if (isPromise(bytes)) bytes.catch(() => {})
+      if (isPromise(body)) body.catch(() => {})
       const prev: Promise<unknown> = pending ?? Promise.resolve()
-      pending = prev.then(() => bytes).then(write, (err: unknown) => queue.end(err))
+      pending = prev.then(() => body).then(write, (err: unknown) => queue.end(err))
     })
     const done = ended.finally(() => {
       feed.close()

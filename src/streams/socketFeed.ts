@@ -12,7 +12,7 @@
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import { SlowConsumerGate, type Backlog, type SlowConsumerOptions } from './slowConsumer.js'
-import { textFrame } from './textFrame.js'
+import { textFrame, textFrameHeader } from './textFrame.js'
 
 /** How often a conflated stream looks whether its socket has drained. */
 const DRAIN_CHECK_MS = 50
@@ -85,6 +85,18 @@ export class SocketFeed {
     if (!t) return this.ws.send(Buffer.concat([head, body]), { binary: false })
     batchWithinTick(t)
     t.socket.write(textFrame(head, body))
+  }
+
+  /**
+   * The text message `head` + `body`, both all ASCII (the caller knows: `body` is shared by every
+   * subscriber and checked once): the frame goes to the socket as one latin1 string, no Buffer.
+   */
+  sendAscii(head: string, body: string): void {
+    if (!this.admit()) return
+    const t = this.transport
+    if (!t) return this.ws.send(head + body)
+    batchWithinTick(t)
+    t.socket.write(textFrameHeader(head.length + body.length) + head + body, 'latin1')
   }
 
   close(): void {

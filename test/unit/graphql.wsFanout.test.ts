@@ -78,8 +78,8 @@ async function start(env: Record<string, string> = {}) {
   )
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const client = () => {
-    const c = createClient({ url, webSocketImpl: Recorded, retryAttempts: 0, lazy: true })
+  const client = (generateID?: () => string) => {
+    const c = createClient({ url, webSocketImpl: Recorded, retryAttempts: 0, lazy: true, ...(generateID ? { generateID } : {}) })
     clients.push(c)
     return c
   }
@@ -140,6 +140,32 @@ describe('graphql-ws fan-out', () => {
     expect((await btc.next()).data.orderbook.eventSeq).toBe(7)
     expect((await eth.next()).data.orderbook.eventSeq).toBe(9)
     expect(reads.n).toBe(2)
+  })
+
+  it('sends every message intact, as an ASCII string frame or as UTF-8 bytes: non-ASCII ids and payloads, 7-, 16- and 64-bit lengths', async () => {
+    const { bookOf, client } = await start()
+    const plain = subscribe(client(), FULL, 'BTC-PERP')
+    const accented = subscribe(client(() => 'sub-é'), FULL, 'BTC-PERP')
+    const book = bookOf('BTC-PERP')
+    await until(() => book.subscribers.length === 2)
+    const level = (i: number, size: string) => ({ side: 'bid', price: String(1000 + i), size })
+    const deltas = [
+      [level(0, '1')],
+      [level(0, '1€')],
+      Array.from({ length: 20 }, (_, i) => level(i, '2')),
+      Array.from({ length: 3_000 }, (_, i) => level(i, '3')),
+      Array.from({ length: 3_000 }, (_, i) => level(i, 'ü')),
+    ]
+    deltas.forEach((changes, i) => {
+      const f = countedDelta(i + 1, { n: 0 }, changes)
+      for (const sub of book.subscribers) sub.frame(f)
+    })
+    for (const inbox of [plain, accented]) {
+      for (const [i, changes] of deltas.entries()) {
+        const expected = changes.map((c) => ({ side: 'BID', price: c.price, size: c.size }))
+        expect((await inbox.next()).data.orderbook).toEqual({ eventSeq: i + 1, payload: { kind: 'DELTA', sequence: i + 1, changes: expected } })
+      }
+    }
   })
 
   it('conflates a subscriber whose socket is past STREAM_MAX_BUFFER_BYTES, and asks for a fresh snapshot once it drains', async () => {
