@@ -9,12 +9,13 @@
 // each side's delivery latency (graphql-ws: from the event's appearance on the Redis bus, seen by a
 // watcher process, i.e. the API node's fan-out alone, and from its engineTs; bare: from when the
 // message was due), the ratio of their p99s, loss per client, the CPU of each side's send loop, and
-// the server's RSS.
+// the server's RSS and the major collections in its process during each side's rounds.
 // (Running the engine in a process of its own was tried: on two cores the extra process costs more than
 // it isolates.)
 // Run alone: npm run bench -- fanout
 import { fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { constants, PerformanceObserver } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -215,6 +216,21 @@ const delivered = (d: Delivery) =>
   `${fmt(d.received / d.seconds)} msg/s; received ${fmt(d.received)} of ${fmt(d.expected)} (loss ${fmt(d.expected - d.received)}), ` +
   `each client ${fmt(d.minPerClient)}..${fmt(d.maxPerClient)} of ${fmt(d.expected / d.clients / 3)} per round, clients with gaps ${d.gaps}, behind ${d.behind}`
 
+/**
+ * Major collections in this process (the exchange's and the bare server's), counted and timed as they
+ * end. While one is marking, every allocation and pointer write of the loop over the subscribers is
+ * slower: a fan-out that allocates off-heap memory per subscriber (a Buffer each) set them off every
+ * few seconds, and those deltas made its p99 (docs/decisions.md, Performance).
+ */
+const majorGcs = { count: 0, ms: 0 }
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue
+    majorGcs.count++
+    majorGcs.ms += e.duration
+  }
+}).observe({ entryTypes: ['gc'] })
+
 /** p50 / p99 of the CPU time of the server's loop over the subscribers, per delta. */
 function loopTimes(xs: number[]): string {
   const sorted = xs.sort((a, b) => a - b)
@@ -233,7 +249,9 @@ async function compare(ex: Exchange, outside: Outside, userId: string, rate: num
   const p99s: Record<'graphql' | 'reference', number[]> = { graphql: [], reference: [] }
   hubLoops.length = 0
   outside.ref.loops = []
+  const gcs = { graphql: { count: 0, ms: 0 }, reference: { count: 0, ms: 0 } }
   for (const side of ['graphql', 'reference', 'reference', 'graphql', 'graphql', 'reference'] as const) {
+    const before = { ...majorGcs }
     if (side === 'graphql') {
       const s = await exchangeRound(ex, outside, userId, rate, ROUND_SECONDS)
       sent = s.sent
@@ -243,6 +261,10 @@ async function compare(ex: Exchange, outside: Outside, userId: string, rate: num
     } else {
       p99s.reference.push((await outside.ref.round(outside.reference, sent)).fromBus.p99)
     }
+    // Observer entries arrive after the collection, on a later tick: let them in before reading.
+    await new Promise((r) => setImmediate(r))
+    gcs[side].count += majorGcs.count - before.count
+    gcs[side].ms += majorGcs.ms - before.ms
   }
   const g = await outside.exchange.request({ type: 'pooled' }, 'pooled')
   const r = await outside.reference.request({ type: 'pooled' }, 'pooled')
@@ -253,6 +275,8 @@ async function compare(ex: Exchange, outside: Outside, userId: string, rate: num
   printLine('    bare ws server, same messages, from when each was due', `${ms(r.fromBus)} (rounds' p99 ${rounds(p99s.reference)})`)
   printLine('    ratio graphql-ws / bare ws', `p99 ${fmt(g.fromBus.p99 / r.fromBus.p99, 2)} (target ≤ 1.30), p50 ${fmt(g.fromBus.p50 / r.fromBus.p50, 2)}`)
   printLine('    server CPU of the loop over the subscribers per delta', `graphql-ws ${loopTimes(hubLoops)}, bare ws ${loopTimes(outside.ref.loops)}`)
+  const gcLine = (g: { count: number; ms: number }) => `${g.count} (${fmt(g.ms)} ms)`
+  printLine('    major GCs in the server process during the rounds', `graphql-ws ${gcLine(gcs.graphql)}, bare ws ${gcLine(gcs.reference)}`)
   printLine('    graphql-ws delivery', `${delivered(g.delivery)}; server RSS ${fmt(rss / 2 ** 20)} MiB${refused ? `; ${refused} commands refused` : ''}`)
   printLine('    bare ws delivery', delivered(r.delivery))
 }
