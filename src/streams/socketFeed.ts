@@ -4,9 +4,13 @@
 // The first message to a socket in a tick is written at once; any further ones in the same tick are held
 // and leave together at the end of it: when the node is busy and events arrive in bursts, a burst costs
 // each subscriber two system calls instead of one per event, while a lone event is not delayed.
-// A fan-out message made of bytes shared by every subscriber (sendBytes) is framed here and written to
-// the TCP socket as one buffer: ws would write its header and the payload as two chunks, one more
-// allocation and a vectored write per message and socket. ws writes its own frames (graphql-ws's
+// A fan-out message made of a part shared by every subscriber is framed here and written to the TCP
+// socket as one chunk: ws would write its header and the payload as two, one more allocation and a
+// vectored write per message and socket. When the whole message is ASCII (sendAscii) the chunk is a
+// latin1 string, which the socket encodes straight into the kernel's buffer: a Buffer per subscriber
+// and message (sendBytes, the fallback) is memory outside V8's heap, and at 1,000 subscribers its
+// growth alone made V8 start a major collection every few seconds, the loop running several times
+// slower while one was marking (docs/decisions.md, Performance). ws writes its own frames (graphql-ws's
 // handshake, errors, pings) whole and in order, and without permessage-deflate nothing of a message
 // waits in ws, so frames from the two never interleave; ws.bufferedAmount counts both.
 import type { Duplex } from 'node:stream'
