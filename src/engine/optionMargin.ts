@@ -13,7 +13,7 @@ import type { Account } from './account.js'
 import { insufficient, type WhatIf } from './margin.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { OptionValuation } from './optionPricing.js'
-import { addLegInDoubles, buyReserve, EXACT_IN_DOUBLES, keptFigures, sellCredit, valued, worstLossInDoubles, type OneMarketWhatIf } from './optionSums.js'
+import { addLegInDoubles, buyReserve, EXACT_IN_DOUBLES, keptFigures, sellCredit, valued, worstLossInDoubles, type LegInputs, type OneMarketWhatIf } from './optionSums.js'
 import { tickLots } from './reservations.js'
 import type { EngineState } from './state.js'
 
@@ -60,15 +60,20 @@ function oneMarket(extra: readonly WhatIf[]): OneMarketWhatIf | null | undefined
   const w: OneMarketWhatIf = { market: extra[0]!.market, buyLots: 0, buyTickLots: 0n, sellLots: 0, sellTickLots: 0n }
   for (const o of extra) {
     if (o.market !== w.market) return undefined
-    if (o.side === 'buy') {
-      w.buyLots += o.lots
-      w.buyTickLots += tickLots(o.lots, o.priceTicks)
-    } else {
-      w.sellLots += o.lots
-      w.sellTickLots += tickLots(o.lots, o.priceTicks)
-    }
+    addOrder(w, o)
   }
   return w
+}
+
+/** Adds a what-if order to what is open on its market. */
+function addOrder(open: Omit<LegInputs, 'held'>, o: WhatIf): void {
+  if (o.side === 'buy') {
+    open.buyLots += o.lots
+    open.buyTickLots += tickLots(o.lots, o.priceTicks)
+  } else {
+    open.sellLots += o.lots
+    open.sellTickLots += tickLots(o.lots, o.priceTicks)
+  }
 }
 
 interface Leg {
@@ -117,16 +122,7 @@ function gatherLegs(state: EngineState, account: Account, extra: readonly WhatIf
       leg.sellTickLots = e.sellTickLots
     }
   }
-  for (const w of extra) {
-    const leg = legFor(state, w.market)
-    if (w.side === 'buy') {
-      leg.buyLots += w.lots
-      leg.buyTickLots += tickLots(w.lots, w.priceTicks)
-    } else {
-      leg.sellLots += w.lots
-      leg.sellTickLots += tickLots(w.lots, w.priceTicks)
-    }
-  }
+  for (const w of extra) addOrder(legFor(state, w.market), w)
 }
 
 /**
