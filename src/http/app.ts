@@ -136,7 +136,7 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
       })
       reply.status(response.status)
       // A single JSON result leaves as its string, written with its headers in one go; as a stream
-      // (yoga's body for anything) it cost a Readable, a pipe and a write per chunk (D-nnn).
+      // (yoga's body for anything) it cost a Readable, a pipe and a write per chunk (docs/decisions.md D-210).
       if (JSON_RESPONSE.test(response.headers.get('content-type') ?? '')) return reply.send(await response.text())
       return reply.send(response.body)
     },
