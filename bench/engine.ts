@@ -160,7 +160,7 @@ interface Prepared {
   optionCommands: number
 }
 
-export function prepare(count: number, optionEvery: number): Prepared {
+function prepare(count: number, optionEvery: number): Prepared {
   const stream = mixedStream(count, optionEvery)
   const prefill = toEnvelopes(stream.prefill, T0)
   const encoded = toEnvelopes(stream.commands, T0 + prefill.length).map((env) => JSON.stringify(env))
@@ -177,7 +177,7 @@ interface Pass {
 }
 
 /** One throughput pass on a fresh engine. */
-export function pass(s: Prepared): Pass {
+function pass(s: Prepared): Pass {
   const engine = prefilled(s.owners, s.prefill)
   // The engines of earlier passes are garbage by now: collect them here, not inside this pass's timing.
   collectGarbage()
@@ -239,6 +239,3 @@ export async function benchEngine(count = 1_000_000): Promise<void> {
     `${fmt(linearRate.median)} cmd/s (${linearRate.sorted.map((r) => fmt(r)).join(' / ')}); the mix runs at ${(rates.median / linearRate.median).toFixed(2)} of it`,
   )
 }
-
-/** For profiling scripts: a prefilled engine for a prepared stream. */
-export const prefilledFor = (s: Prepared): Engine => prefilled(s.owners, s.prefill)

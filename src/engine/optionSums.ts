@@ -153,7 +153,7 @@ function gridOf(sums: KeptSums, family: string, length: number): Float64Array {
 }
 
 /** The account's sums with every leg up to date. */
-export function keptSums(state: EngineState, account: Account): KeptSums {
+function keptSums(state: EngineState, account: Account): KeptSums {
   let sums = account.optionSums
   if (!sums || sums.epoch !== state.valuationEpoch) {
     sums = { epoch: state.valuationEpoch, nov: 0, reserve: 0, bound: 0, grids: [] }

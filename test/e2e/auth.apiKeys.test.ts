@@ -44,6 +44,11 @@ function recording(h: Http): Http {
 
 const orderPath = (h: Http, headers: Record<string, string>) => h.post('/test/order-path', {}, headers)
 const me = (h: Http, headers: Record<string, string>) => h.get('/auth/me', headers)
+/** Revokes a key as a node whose pub/sub announcement was lost sees it: the database and the marker only. */
+async function revokeQuietly(keyId: string): Promise<void> {
+  await ex.pool.query('UPDATE api_keys SET "revokedAt" = now() WHERE id = $1', [keyId])
+  await ex.services.identity.revocations.mark(keyId)
+}
 const listKeys = async (session: Record<string, string>) => (await api.get('/perps/me/api-keys', session)).body.keys as any[]
 
 beforeAll(async () => {
@@ -231,9 +236,7 @@ describe('revocation', () => {
   it('stays strict when the node’s cache missed the announcement (Redis marker, not pub/sub, decides)', async () => {
     const key = await createKey(api, alice.cookie, { scope: 'read' })
     expect((await me(apiB, key.auth)).status).toBe(200)
-    // Revoke the way a node whose pub/sub message is lost would see it: database and marker only.
-    await ex.pool.query('UPDATE api_keys SET "revokedAt" = now() WHERE id = $1', [key.id])
-    await ex.services.identity.revocations.mark(key.id)
+    await revokeQuietly(key.id)
     expectError(await me(apiB, key.auth), 401, 'KEY_REVOKED')
   })
 
@@ -267,8 +270,7 @@ describe('revocation', () => {
     expectError(await orderPath(apiB, remote.auth), 403, 'IP_NOT_ALLOWED')
     expectError(await orderPath(apiB, read.auth), 403, 'SCOPE_INSUFFICIENT')
     for (const key of [remote, read]) {
-      await ex.pool.query('UPDATE api_keys SET "revokedAt" = now() WHERE id = $1', [key.id])
-      await ex.services.identity.revocations.mark(key.id)
+      await revokeQuietly(key.id)
     }
     expectError(await orderPath(apiB, remote.auth), 401, 'KEY_REVOKED')
     expectError(await orderPath(apiB, read.auth), 401, 'KEY_REVOKED')
@@ -277,8 +279,7 @@ describe('revocation', () => {
   it('refuses a cached trade key on the order path once its marker is set', async () => {
     const key = await createKey(api, alice.cookie, { scope: 'trade' })
     expect((await orderPath(apiB, key.auth)).status).toBe(200)
-    await ex.pool.query('UPDATE api_keys SET "revokedAt" = now() WHERE id = $1', [key.id])
-    await ex.services.identity.revocations.mark(key.id)
+    await revokeQuietly(key.id)
     expectError(await orderPath(apiB, key.auth), 401, 'KEY_REVOKED')
     expectError(await me(apiB, key.auth), 401, 'KEY_REVOKED')
   })
