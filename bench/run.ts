@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   optionQuotes: async () => (await import('./optionQuotes.js')).benchOptionQuotes(),
   simGrowth: async () => (await import('./simGrowth.js')).benchSimGrowth(),
   http: async () => (await import('./http.js')).benchHttp(),
+  engineIo: async () => (await import('./engineIo.js')).benchEngineIo(),
   requests: async () => (await import('./requests.js')).benchRequests(),
 }
 
