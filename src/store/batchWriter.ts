@@ -266,6 +266,17 @@ function candleStatement(state: EngineState, c: Changes): Statement {
   ]
 }
 
+/**
+ * A string as an SQL literal, exactly as pg's `escapeLiteral` writes it (quotes doubled; with a
+ * backslash, backslashes doubled too and the literal prefixed ` E`). pg's builds it one character at a
+ * time, a rope of single-character strings that must be flattened: for a batch's rows (kilobytes of JSON)
+ * that was ~60 µs and a garbage object per character (docs/decisions.md, D-214).
+ */
+export function sqlLiteral(s: string): string {
+  if (s.indexOf('\\') === -1) return s.indexOf("'") === -1 ? `'${s}'` : `'${s.replace(/'/g, "''")}'`
+  return ` E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
+}
+
 /** SQLSTATE the fencing statement raises when the offset row no longer carries this leader's token. */
 const FENCED_OUT = 'EXF01'
 
@@ -290,8 +301,8 @@ export async function commitBatch(
   const counters: Record<string, number> = { now: state.now }
   for (const [name, value] of state.dirtyCounters()) counters[name] = value
   const writes = statements(state, changes)
+  const lit = sqlLiteral
   const client = await pool.connect()
-  const lit = (v: string) => client.escapeLiteral(v)
   const fence = `DO $fence$ BEGIN
     UPDATE engine_offsets SET epoch = ${lit(at.epoch)}, "lastStreamId" = ${lit(at.streamId)},
       counters = counters || ${lit(JSON.stringify(counters))}::jsonb, "updatedAt" = now()
