@@ -1,16 +1,17 @@
 // The engine process's own CPU per command, I/O shell included: the stream read, the envelopes' JSON,
-// Engine.apply, the PostgreSQL group commit, the mirrors, events and replies published to Redis, the
-// snapshots. Case (d) of the HTTP bench measures the same process, but its batches form from what
-// arrives, so their size (and each command's share of a batch's fixed costs) follows the load on the
-// host; here every batch holds ENGINE_IO_BATCH commands (default 25, about what (d) forms on a quiet
-// host), which makes the figure comparable from run to run on a shared machine.
+// Engine.apply, the PostgreSQL group commit, the mirrors, events and replies published to Redis.
+// Case (d) of the HTTP bench measures the same process, but its batches form from what arrives, so
+// their size (and each command's share of a batch's fixed costs) follows the load on the host; here
+// every batch holds ENGINE_IO_BATCH commands (default 25, about what (d) forms on a quiet host), which
+// makes the figure comparable from run to run on a shared machine.
 //
 // The engine runs as in production: the bench's server entry (bench/httpServer.ts) with ROLES=engine,
 // on a fresh database and Redis prefix. The command stream is written before it starts: the markets,
 // marks and two funded users, then PASSES passes of PASS_COMMANDS commands shaped as case (a) is
 // (REST envelopes with a replyTo: a post-only bid at one of 500 prices below the mark, and the cancel
 // of the order placed 32 commands before, so 32 rest on the book). Nobody listens for the replies; they
-// are published all the same. The bench polls the stored offset and reads the process's CPU time
+// are published all the same. Snapshots are off (their cost grows with the run's state, and is not a
+// command's). The bench polls the stored offset and reads the process's CPU time
 // (/proc) as each pass's last command is committed.
 //   npm run bench -- engineIo      (ENGINE_IO_BATCH=…, ENGINE_IO_PASSES=…, ENGINE_IO_COMMANDS=… per pass)
 import { spawn } from 'node:child_process'
@@ -117,6 +118,9 @@ export async function benchEngineIo(): Promise<void> {
     NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(8).toString('hex'), HOST: '127.0.0.1', PORT: '0',
     DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, SIM_MAKER: 'false', MARK_FEED: 'push', MARK_STALE_MS: '3600000',
     PRUNE_UNFILLED_ORDERS_AFTER_MS: '0', LOG_LEVEL: 'warn', ROLES: 'engine', ENGINE_BATCH_MAX: String(BATCH),
+    // No snapshot during the passes: its cost grows with the state (every order the run placed), which
+    // would make each pass dearer than the one before.
+    ENGINE_SNAPSHOT_EVERY: '10000000', ENGINE_SNAPSHOT_MS: '3600000',
   }
   const child = spawn(process.execPath, [...flags, SERVER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
