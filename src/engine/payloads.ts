@@ -6,7 +6,7 @@ import type { Account } from './account.js'
 import type { FillRow } from './changes.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
-import { orderView } from './views.js'
+import { orderViewAt } from './views.js'
 
 /** An order as it stood when the event was emitted: the live object for what never changes, and a copy
  * of every field a fill, modify, trigger or cancel may change (a whole copy is three times the bytes). */
@@ -28,8 +28,7 @@ export class OrderPayload {
     this.updatedAt = order.updatedAt
   }
   toJSON() {
-    const { priceTicks, lots, filledLots, status, triggeredAt, cancelReason, updatedAt } = this
-    return orderView({ ...this.order, priceTicks, lots, filledLots, status, triggeredAt, cancelReason, updatedAt }, this.market)
+    return orderViewAt(this.order, this.market, this.priceTicks, this.lots, this.filledLots, this.status, this.triggeredAt, this.cancelReason, this.updatedAt)
   }
 }
 

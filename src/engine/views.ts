@@ -3,10 +3,36 @@ import type { OrderView } from '../domain/orders.js'
 import type { MarketRuntime } from './marketRuntime.js'
 import type { Order } from './order.js'
 
-const iso = (ms: number) => new Date(ms).toISOString()
+/** An instant as the wire writes it. One entry remembered: an order's createdAt and updatedAt, and the
+ * orders of one batch, mostly share their millisecond. */
+let lastMs = Number.NaN
+let lastIso = ''
+export function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString()
+    lastMs = ms
+  }
+  return lastIso
+}
 
 export function orderView(o: Order, m: MarketRuntime): OrderView {
-  const price = (t: number | null) => (t === null ? null : m.prices.format(t))
+  return orderViewAt(o, m, o.priceTicks, o.lots, o.filledLots, o.status, o.triggeredAt, o.cancelReason, o.updatedAt)
+}
+
+/** The order with the fields a fill, modify, trigger or cancel may change as given (as they stood when an
+ * event was emitted), without copying the order. */
+export function orderViewAt(
+  o: Order,
+  m: MarketRuntime,
+  priceTicks: number | null,
+  lots: number,
+  filledLots: number,
+  status: Order['status'],
+  triggeredAt: number | null,
+  cancelReason: Order['cancelReason'],
+  updatedAt: number,
+): OrderView {
+  const prices = m.prices
   return {
     id: o.id,
     userId: o.userId,
@@ -15,21 +41,21 @@ export function orderView(o: Order, m: MarketRuntime): OrderView {
     side: o.side,
     type: o.type,
     timeInForce: o.timeInForce,
-    price: price(o.priceTicks),
-    quantity: m.quantities.format(o.lots),
-    filledQuantity: m.quantities.format(o.filledLots),
-    status: o.status,
+    price: priceTicks === null ? null : prices.format(priceTicks),
+    quantity: m.quantities.format(lots),
+    filledQuantity: m.quantities.format(filledLots),
+    status,
     postOnly: o.postOnly,
     reduceOnly: o.reduceOnly,
     marginMode: m.linear ? o.marginMode : null,
-    stopPrice: price(o.stopTicks),
-    takeProfitPrice: price(o.takeProfitTicks),
-    stopLossPrice: price(o.stopLossTicks),
-    triggeredAt: o.triggeredAt === null ? null : iso(o.triggeredAt),
+    stopPrice: o.stopTicks === null ? null : prices.format(o.stopTicks),
+    takeProfitPrice: o.takeProfitTicks === null ? null : prices.format(o.takeProfitTicks),
+    stopLossPrice: o.stopLossTicks === null ? null : prices.format(o.stopLossTicks),
+    triggeredAt: triggeredAt === null ? null : isoTime(triggeredAt),
     parentOrderId: o.parentOrderId,
     quoteId: o.quoteId,
-    cancelReason: o.cancelReason,
-    createdAt: iso(o.createdAt),
-    updatedAt: iso(o.updatedAt),
+    cancelReason,
+    createdAt: isoTime(o.createdAt),
+    updatedAt: isoTime(updatedAt),
   }
 }
