@@ -3,7 +3,8 @@
 // through each period and settles it at the period's end: longs pay shorts when positive, clamped to
 // the market's maximum rate. All of it happens inside engine commands at their timestamps (marks and
 // the scheduler's Tick), in integers, so it is exactly once and identical on every replay.
-import { D, formatDecimal } from '../domain/decimal.js'
+import { D } from '../domain/decimal.js'
+import { scaleOf } from '../domain/scale.js'
 import { engineId } from '../domain/ids.js'
 import { curveIndex } from '../domain/pricing/curveIndex.js'
 import type { Account } from './account.js'
@@ -130,13 +131,24 @@ export function estimatedRate(perp: MarketRuntime, now: number): number {
 }
 
 /** A period's rate (1e-10) from its premium integrated over time, clamped to the market's maximum. */
+/** A funding cap in basis points as a rate in 1e-10, by its decimal string (markets share a handful). */
+const maxRates = new Map<string, number>()
+function maxRateOf(bps: string): number {
+  let rate = maxRates.get(bps)
+  if (rate === undefined) maxRates.set(bps, (rate = D(bps).mul(FRACTION_SCALE / 10_000).toNumber()))
+  return rate
+}
+
 function periodRate(perp: MarketRuntime, accum: number): number {
-  const maxRate = D(perp.spec.fundingMaxRateBps ?? '0').mul(FRACTION_SCALE / 10_000).toNumber()
+  const maxRate = maxRateOf(perp.spec.fundingMaxRateBps ?? '0')
   return Math.max(-maxRate, Math.min(maxRate, Math.trunc(accum / perp.spec.fundingIntervalMs!)))
 }
 
-/** A rate in 1e-10 as a decimal string. */
-export const rateString = (rate: number) => formatDecimal(D(rate).div(FRACTION_SCALE))
+const RATE_UNIT = scaleOf('0.0000000001')
+
+/** A rate in 1e-10 (an integer: rates are truncated) as a decimal string: its digits shifted, no decimal
+ * arithmetic (the market statistics' mirror formats one per batch). */
+export const rateString = (rate: number) => RATE_UNIT.format(rate)
 
 /**
  * Pays funding for one period at the current mark: positive rate, longs pay shorts. Payers are rounded

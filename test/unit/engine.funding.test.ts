@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { SYSTEM_USER } from '../../src/domain/buckets.js'
 import { Engine } from '../../src/engine/engine.js'
-import { FRACTION_SCALE, type FundingRow } from '../../src/engine/perpetual.js'
+import { D, formatDecimal } from '../../src/domain/decimal.js'
+import { FRACTION_SCALE, rateString, type FundingRow } from '../../src/engine/perpetual.js'
 import { restoreSnapshot, serializeSnapshot, stateHash } from '../../src/engine/snapshot.js'
 import { envelope, T0 } from '../support/engineFixtures.js'
 import { PERP, TradingHarness } from '../support/tradingFixtures.js'
@@ -110,5 +111,13 @@ describe('funding', () => {
     expect(h.engine.state.markets.get(PERP)!.perp!.periodEnd).toBe(T0 + 4 * INTERVAL)
     h.ok({ type: 'Tick' })
     expect(h.engine.takeChanges().funding).toEqual([])
+  })
+})
+
+describe('rateString', () => {
+  it('writes a rate in 1e-10 exactly as the decimal division did', () => {
+    const rates = [0, -0, 1, -1, 10, 100, 123_456, -123_456, 9_999_999_999, 10_000_000_000, -10_000_000_000, 37_500_000, 2 ** 53 - 1, -(2 ** 53 - 1)]
+    for (let i = 0; i < 2_000; i++) rates.push(Math.trunc((Math.random() - 0.5) * 10 ** (1 + (i % 14))))
+    for (const rate of rates) expect(rateString(rate), String(rate)).toBe(formatDecimal(D(rate).div(FRACTION_SCALE)))
   })
 })
