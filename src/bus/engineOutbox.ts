@@ -3,11 +3,12 @@
 import type { Redis } from 'ioredis'
 import type { Changes } from '../engine/changes.js'
 import type { EngineState } from '../engine/state.js'
-import { publishEvents } from './eventLog.js'
+import { REPLAY_FRAMES, toEnvelope } from './eventLog.js'
 import type { RedisKeys } from './keys.js'
 import { bookSnapshot, fundingView, markView } from './mirrors.js'
+import { defineScript } from './script.js'
 
-function fundingViews(state: EngineState, marketIds: readonly string[]): Map<string, string> {
+function fundingViews(state: EngineState, marketIds: Iterable<string>): Map<string, string> {
   const out = new Map<string, string>()
   for (const id of marketIds) {
     const m = state.markets.get(id)
@@ -16,19 +17,69 @@ function fundingViews(state: EngineState, marketIds: readonly string[]): Map<str
   return out
 }
 
+// One script publishes the whole batch, in the order readers rely on: mirrors, then events, then replies.
+// One command and one round trip instead of three (a round trip costs the engine's process ~30 µs of CPU
+// in system calls and wake-ups, and ioredis a Pipeline object each), and atomic: no reader sees a reply
+// before its book. On NOSCRIPT nothing has run and EVAL runs all of it (src/bus/script.ts).
+// A mirror that fails (pcall) is skipped, as a failed command of the mirrors' pipeline was; an event
+// whose log refuses its id (already published) is not published again (see eventLog.ts).
+// KEYS[1..b]          the changed books' depth mirrors
+// KEYS[b+1], KEYS[b+2] the marks and funding hashes
+// KEYS[b+2+i]         event i's replay log
+// ARGV[1..5]          b, mark fields, funding fields, events, reply channels (counts)
+// ARGV[6]             approximate MAXLEN of every log
+// ARGV[7..]           b book snapshots; marks (field, value)…; funding (field, value)…;
+//                     events (live channel, eventSeq, envelope JSON)…; replies (channel, JSON)…
+// Returns the number of events published.
+const publish = defineScript(`local nb, nm, nf, ne, nr = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local a = 7
+for i = 1, nb do
+  redis.pcall('SET', KEYS[i], ARGV[a])
+  a = a + 1
+end
+for i = 1, nm do
+  redis.pcall('HSET', KEYS[nb + 1], ARGV[a], ARGV[a + 1])
+  a = a + 2
+end
+for i = 1, nf do
+  redis.pcall('HSET', KEYS[nb + 2], ARGV[a], ARGV[a + 1])
+  a = a + 2
+end
+local published = 0
+for i = 1, ne do
+  local ok = redis.pcall('XADD', KEYS[nb + 2 + i], 'MAXLEN', '~', ARGV[6], '0-' .. ARGV[a + 1], 'e', ARGV[a + 2])
+  if type(ok) ~= 'table' or not ok.err then
+    redis.call('PUBLISH', ARGV[a], ARGV[a + 2])
+    published = published + 1
+  end
+  a = a + 3
+end
+for i = 1, nr do
+  redis.call('PUBLISH', ARGV[a], ARGV[a + 1])
+  a = a + 2
+end
+return published`)
+
 export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineState, changes: Changes): Promise<void> {
-  const mirrors = redis.pipeline()
+  const keyList: string[] = []
+  const args: Array<string | number> = [changes.books.size, 0, 0, changes.events.length, 0, REPLAY_FRAMES]
   for (const id of changes.books) {
-    mirrors.set(keys.book(id), JSON.stringify(bookSnapshot(state.markets.get(id)!, state.now)))
+    keyList.push(keys.book(id))
+    args.push(JSON.stringify(bookSnapshot(state.markets.get(id)!, state.now)))
   }
+  keyList.push(keys.marks, keys.funding)
   if (changes.marks.length > 0) {
     const latest = new Map(changes.marks.map((m) => [m.marketId, JSON.stringify(markView(m))]))
-    mirrors.hset(keys.marks, Object.fromEntries(latest))
+    for (const [id, json] of latest) args.push(id, json)
+    args[1] = latest.size
   }
-  const funding = fundingViews(state, [...changes.markets])
-  if (funding.size > 0) mirrors.hset(keys.funding, Object.fromEntries(funding))
-  if (mirrors.length > 0) await mirrors.exec()
-  await publishEvents(redis, keys, changes.events)
+  const funding = fundingViews(state, changes.markets)
+  for (const [id, json] of funding) args.push(id, json)
+  args[2] = funding.size
+  for (const e of changes.events) {
+    keyList.push(keys.eventLog(e.stream))
+    args.push(keys.eventChannel(e.stream), e.eventSeq, JSON.stringify(toEnvelope(e)))
+  }
   if (changes.replies.length > 0) {
     const byNode = new Map<string, Array<{ id: string; reply: unknown }>>()
     for (const r of changes.replies) {
@@ -36,10 +87,11 @@ export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineS
       if (!list) byNode.set(r.replyTo, (list = []))
       list.push({ id: r.id, reply: r.reply })
     }
-    const replies = redis.pipeline()
-    for (const [node, list] of byNode) replies.publish(keys.replies(node), JSON.stringify(list))
-    await replies.exec()
+    for (const [node, list] of byNode) args.push(keys.replies(node), JSON.stringify(list))
+    args[4] = byNode.size
   }
+  if (args.length === 6) return
+  await publish(redis, keyList, args)
 }
 
 /** Rewrites every mirror from the state: after recovery the Redis copies may be stale or gone. */
