@@ -10,6 +10,7 @@ import { rateString } from '../engine/perpetual.js'
 import { marketEngineState } from '../engine/snapshot.js'
 import { optionsLocked } from '../engine/optionMargin.js'
 import { optionLinks } from '../engine/optionPricing.js'
+import { isoTime } from '../engine/views.js'
 import { ENGINE } from './engineOffsets.js'
 import { isConnectionLoss } from './pg.js'
 
@@ -22,7 +23,7 @@ export interface BatchPosition {
   fencingToken: string
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+const iso = (ms: number | null) => (ms === null ? null : isoTime(ms))
 const json = (rows: unknown[]) => JSON.stringify(rows)
 
 function marketRow(m: MarketRuntime) {
