@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis'
 import type { Changes } from '../engine/changes.js'
 import type { EngineState } from '../engine/state.js'
-import { REPLAY_FRAMES, toEnvelope } from './eventLog.js'
+import { envelopeJson, REPLAY_FRAMES } from './eventLog.js'
 import type { RedisKeys } from './keys.js'
 import { bookSnapshot, fundingView, markView } from './mirrors.js'
 import { defineScript } from './script.js'
@@ -78,7 +78,7 @@ export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineS
   args[2] = funding.size
   for (const e of changes.events) {
     keyList.push(keys.eventLog(e.stream))
-    args.push(keys.eventChannel(e.stream), e.eventSeq, JSON.stringify(toEnvelope(e)))
+    args.push(keys.eventChannel(e.stream), e.eventSeq, envelopeJson(e))
   }
   if (changes.replies.length > 0) {
     const byNode = new Map<string, Array<{ id: string; reply: unknown }>>()

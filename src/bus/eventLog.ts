@@ -39,6 +39,23 @@ export function toEnvelope(e: EngineEvent): EventEnvelope {
   }
 }
 
+const jsonNumber = (n: number) => (Number.isFinite(n) ? String(n) : 'null')
+const jsonStringOrNull = (v: string | null) => (v === null ? 'null' : JSON.stringify(v))
+
+/** `JSON.stringify(toEnvelope(e))`, written without building the envelope object: the engine writes every
+ * event once per batch. An event with a field the spec does not know (undefined) takes the general way. */
+export function envelopeJson(e: EngineEvent): string {
+  const payload = JSON.stringify(e.payload) as string | undefined
+  if (payload === undefined || e.sourceTs === undefined || e.correlationId === undefined || e.causationId === undefined) {
+    return JSON.stringify(toEnvelope(e))
+  }
+  const seq = jsonNumber(e.eventSeq)
+  const ts = jsonNumber(e.engineTs)
+  return `{"eventId":${JSON.stringify(eventId(e))},"eventType":${JSON.stringify(e.eventType)},"eventSeq":${seq},"engineTs":${ts},` +
+    `"sourceTs":${e.sourceTs === null ? 'null' : jsonNumber(e.sourceTs)},"correlationId":${jsonStringOrNull(e.correlationId)},` +
+    `"causationId":${jsonStringOrNull(e.causationId)},"payload":${payload}}`
+}
+
 /** Publishes events in order; returns how many were new. */
 export async function publishEvents(redis: Redis, keys: RedisKeys, events: readonly EngineEvent[]): Promise<number> {
   if (events.length === 0) return 0
@@ -46,7 +63,7 @@ export async function publishEvents(redis: Redis, keys: RedisKeys, events: reado
   const args: Array<string | number> = [REPLAY_FRAMES]
   for (const e of events) {
     logKeys.push(keys.eventLog(e.stream))
-    args.push(keys.eventChannel(e.stream), e.eventSeq, JSON.stringify(toEnvelope(e)))
+    args.push(keys.eventChannel(e.stream), e.eventSeq, envelopeJson(e))
   }
   return (await publish(redis, logKeys, args)) as number
 }
