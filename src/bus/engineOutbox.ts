@@ -5,7 +5,7 @@ import type { Changes } from '../engine/changes.js'
 import type { EngineState } from '../engine/state.js'
 import { envelopeJson, REPLAY_FRAMES } from './eventLog.js'
 import type { RedisKeys } from './keys.js'
-import { bookSnapshot, fundingView, markView } from './mirrors.js'
+import { bookSnapshot, bookSnapshotJson, fundingView, markView } from './mirrors.js'
 import { defineScript } from './script.js'
 
 function fundingViews(state: EngineState, marketIds: Iterable<string>): Map<string, string> {
@@ -65,7 +65,7 @@ export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineS
   const args: Array<string | number> = [changes.books.size, 0, 0, changes.events.length, 0, REPLAY_FRAMES]
   for (const id of changes.books) {
     keyList.push(keys.book(id))
-    args.push(JSON.stringify(bookSnapshot(state.markets.get(id)!, state.now)))
+    args.push(bookSnapshotJson(state.markets.get(id)!, state.now))
   }
   keyList.push(keys.marks, keys.funding)
   if (changes.marks.length > 0) {

@@ -5,6 +5,7 @@ import { BUY, SELL } from '../engine/book/types.js'
 import type { MarketRuntime } from '../engine/marketRuntime.js'
 import { estimatedRate, rateString } from '../engine/perpetual.js'
 import type { Mark } from '../engine/state.js'
+import { isoTime } from '../engine/views.js'
 import type { RedisKeys } from './keys.js'
 
 /** The spec's orderbook snapshot. */
@@ -51,6 +52,22 @@ export function bookSnapshot(market: MarketRuntime, nowMs: number): BookSnapshot
     asks: fmt(market.book.depth(SELL)),
     timestamp: new Date(nowMs).toISOString(),
   }
+}
+
+/** `JSON.stringify(bookSnapshot(market, nowMs))`, written without the snapshot's arrays of pairs: the engine
+ * mirrors every changed book once per batch. Prices and sizes are digits, a point and a sign: nothing to
+ * escape. */
+export function bookSnapshotJson(market: MarketRuntime, nowMs: number): string {
+  const side = (levels: Array<[number, number]>) => {
+    let out = '['
+    for (let i = 0; i < levels.length; i++) {
+      const [p, q] = levels[i]!
+      out += `${i === 0 ? '' : ','}["${market.prices.format(p)}","${market.quantities.format(q)}"]`
+    }
+    return `${out}]`
+  }
+  return `{"marketId":${JSON.stringify(market.spec.id)},"sequence":${market.bookSeq},"bids":${side(market.book.depth(BUY))},` +
+    `"asks":${side(market.book.depth(SELL))},"timestamp":"${isoTime(nowMs)}"}`
 }
 
 export function markView(m: Mark): MarkView {
