@@ -25,7 +25,7 @@ export const builder = new SchemaBuilder<{
   AuthScopes: { level: AuthLevel }
   Scalars: {
     Decimal: { Input: string; Output: string }
-    DateTime: { Input: Date; Output: Date | number }
+    DateTime: { Input: Date; Output: Date | number | string }
     SafeInt: { Input: number; Output: number }
   }
   DefaultFieldNullability: false

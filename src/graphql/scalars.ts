@@ -19,9 +19,33 @@ builder.scalarType('Decimal', {
   },
 })
 
+const CANONICAL_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+/**
+ * An instant as DateTime answers it: `toISOString()` of the Date it names. A string already in that
+ * form (a valid date and time of a four-digit year, milliseconds, `Z`: what every ISO string the engine
+ * and the stores hand over looks like) is its own answer, without a Date parsed and printed again;
+ * anything else goes through a Date, so it answers exactly as before (an invalid one throws RangeError).
+ */
+export function serializeInstant(v: Date | number | string): string {
+  if (v instanceof Date) return v.toISOString()
+  if (typeof v === 'string') {
+    const m = CANONICAL_INSTANT.exec(v)
+    if (m) {
+      const year = Number(m[1])
+      const month = Number(m[2])
+      const day = Number(m[3])
+      const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      if (month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!)) return v
+    }
+  }
+  return new Date(v).toISOString()
+}
+
 builder.scalarType('DateTime', {
   description: 'An instant as an ISO 8601 UTC string.',
-  serialize: (v) => new Date(v).toISOString(),
+  serialize: serializeInstant,
   parseValue: (v) => {
     const d = typeof v === 'string' ? new Date(v) : null
     if (!d || Number.isNaN(d.getTime())) throw invalid('DateTime must be an ISO 8601 string')

@@ -145,7 +145,7 @@ export const OrderRef = builder.objectRef<OrderView>('Order').implement({
       type: 'DateTime',
       nullable: true,
       description: 'When a stop, take-profit or stop-loss order triggered; null for other orders and before it triggers.',
-      resolve: (o) => (o.triggeredAt ? new Date(o.triggeredAt) : null),
+      resolve: (o) => o.triggeredAt || null,
     }),
     parentOrderId: t.exposeString('parentOrderId', {
       nullable: true,
@@ -158,8 +158,8 @@ export const OrderRef = builder.objectRef<OrderView>('Order').implement({
       description: 'Why it ended before filling completely (CANCELED), or the error code that refused it when it triggered (REJECTED); null while open or once filled.',
       resolve: (o) => o.cancelReason,
     }),
-    createdAt: t.field({ type: 'DateTime', description: 'When it was accepted.', resolve: (o) => new Date(o.createdAt) }),
-    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed (fill, modify, trigger, end).', resolve: (o) => new Date(o.updatedAt) }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was accepted.', resolve: (o) => o.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed (fill, modify, trigger, end).', resolve: (o) => o.updatedAt }),
   }),
 })
 
