@@ -18,7 +18,8 @@
 //   npm run bench -- http          (HTTP_BENCH_SECONDS=5 for a quick local run; default 20 per case)
 // HTTP_BENCH_CASES=a,d runs only those cases (the ceiling always); HTTP_BENCH_TRACE=1 prints the
 // server's stage timers after each case (bench/httpTrace.ts); HTTP_BENCH_CPU_PROF=<dir> starts the
-// exchange processes with --cpu-prof into that directory.
+// exchange processes with --cpu-prof into that directory (HTTP_BENCH_CPU_PROF_INTERVAL=<µs> samples more often
+// than the default 1,000 µs).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -59,6 +60,7 @@ class ServerProcess {
   constructor(env: Record<string, string>) {
     const flags = ['--max-semi-space-size=128', '--enable-source-maps', ...(compiled ? [] : ['--import', 'tsx'])]
     if (process.env.HTTP_BENCH_CPU_PROF) flags.push('--cpu-prof', `--cpu-prof-dir=${process.env.HTTP_BENCH_CPU_PROF}`)
+    if (process.env.HTTP_BENCH_CPU_PROF_INTERVAL) flags.push(`--cpu-prof-interval=${process.env.HTTP_BENCH_CPU_PROF_INTERVAL}`)
     this.child = spawn(process.execPath, [...flags, SERVER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()))
     this.ready = new Promise((resolve, reject) => {
