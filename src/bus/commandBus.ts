@@ -12,13 +12,25 @@ import type { Replied, ReplyOf } from '../engine/replies.js'
 import type { RedisKeys } from './keys.js'
 import { defineScript } from './script.js'
 
-// The epoch and the append in one script: atomic as a MULTI of GET and XADD was, but one command to
-// encode and one reply to read instead of four, and auto-pipelined with the node's other commands.
-// KEYS[1] the stream epoch, KEYS[2] the command stream; ARGV[1] the envelope. Returns {epoch or nil, stream id}.
+// The epoch and the appends in one script: each envelope appended atomically with the epoch it was
+// appended under, as a MULTI of GET and XADD was, but the submits of one loop turn share one script
+// call (one command for ioredis to build, one reply to read), in the order they were submitted.
+// KEYS[1] the stream epoch, KEYS[2] the command stream; ARGV the envelopes. Returns {epoch or nil,
+// stream id or error per envelope}: an XADD that fails fails its own submit only, as it did alone.
 const appendWithEpoch = defineScript(`
-local epoch = redis.call('GET', KEYS[1])
-return {epoch, redis.call('XADD', KEYS[2], '*', 'c', ARGV[1])}
+local out = {redis.call('GET', KEYS[1])}
+for i = 1, #ARGV do out[i + 1] = redis.pcall('XADD', KEYS[2], '*', 'c', ARGV[i]) end
+return out
 `)
+
+/** At most this many envelopes per script call: a script holds Redis for as long as it runs. */
+const MAX_APPEND_BATCH = 256
+
+interface Append {
+  json: string
+  resolve(appended: [epoch: string | null, streamId: string]): void
+  reject(err: unknown): void
+}
 
 export interface SubmitOptions {
   correlationId?: string
@@ -45,6 +57,8 @@ export type ReplyTimeoutHandler = (s: Submitted) => Promise<Reply>
 export class CommandBus {
   private readonly pending = new Map<string, Pending>()
   private readonly channel: string
+  /** Appends submitted in this loop turn, sent together when it ends (flushAppends). */
+  private appends: Append[] = []
 
   private constructor(
     private readonly redis: Redis,
@@ -145,8 +159,38 @@ export class CommandBus {
   }
 
   /** Appends with the stream's epoch read atomically with it: a stream id means nothing without it. */
-  private async appendTracked(env: CommandEnvelope): Promise<[epoch: string | null, streamId: string]> {
-    return (await appendWithEpoch(this.redis, [this.keys.epoch, this.keys.commands], [JSON.stringify(env)])) as [string | null, string]
+  private appendTracked(env: CommandEnvelope): Promise<[epoch: string | null, streamId: string]> {
+    return new Promise((resolve, reject) => {
+      // Sent once this turn's synchronous work and microtasks are done, as ioredis's auto-pipeline
+      // sends what it queued: the submits of one turn (a socket read's worth of requests) go together.
+      if (this.appends.push({ json: JSON.stringify(env), resolve, reject }) === 1) process.nextTick(this.flushAppends)
+    })
+  }
+
+  private readonly flushAppends = (): void => {
+    const all = this.appends
+    this.appends = []
+    for (let from = 0; from < all.length; from += MAX_APPEND_BATCH) {
+      const batch = from === 0 && all.length <= MAX_APPEND_BATCH ? all : all.slice(from, from + MAX_APPEND_BATCH)
+      appendWithEpoch(
+        this.redis,
+        [this.keys.epoch, this.keys.commands],
+        batch.map((a) => a.json),
+      ).then(
+        (out) => {
+          const answers = out as [epoch: string | null, ...ids: Array<string | Error>]
+          const epoch = answers[0]
+          for (let i = 0; i < batch.length; i++) {
+            const id = answers[i + 1]
+            if (typeof id === 'string') batch[i]!.resolve([epoch, id])
+            else batch[i]!.reject(id ?? new Error('command append: no stream id'))
+          }
+        },
+        (err: unknown) => {
+          for (const a of batch) a.reject(err)
+        },
+      )
+    }
   }
 
   private onReplies(message: string): void {
