@@ -70,6 +70,57 @@ export function toScaled(d: Decimal, unit: Decimal): number | null {
   return q.isZero() ? 0 : q.toNumber()
 }
 
+// A plain non-negative wire decimal of at most 15 digits: its digits as an integer are exact in a double.
+const SMALL_DECIMAL = /^(0|[1-9]\d*)(?:\.(\d+))?$/
+let smallScale = 0
+
+/** `s`'s digits as an integer (its scale left in smallScale), or -1 when it is not a small plain decimal. */
+function smallDigits(s: string): number {
+  if (s.length > 16) return -1 // 15 digits and the point
+  const m = SMALL_DECIMAL.exec(s)
+  if (!m) return -1
+  const frac = m[2]
+  if (frac === undefined) {
+    if (s.length > 15) return -1
+    smallScale = 0
+    return Number(s)
+  }
+  smallScale = frac.length
+  return Number(m[1]! + frac)
+}
+
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
+
+/**
+ * A wire decimal `value` as a count of `unit` where doubles decide it exactly: both plain decimals of at
+ * most 15 digits and, brought to one scale, safe integers (their product by a power of ten is then exact).
+ * Answers as `parseDecimal(value)` > 0 and `toScaled(that, D(unit))` do together: the count, or null
+ * (not positive, or not a whole number of units); undefined when doubles cannot decide it, and the
+ * caller takes the Decimal path. When `atLeast` is given, a value below it is null too.
+ */
+export function positiveCount(value: unknown, unit: string, atLeast?: string): number | null | undefined {
+  if (typeof value !== 'string') return undefined
+  let v = smallDigits(value)
+  if (v < 0) return undefined
+  const vScale = smallScale
+  let u = smallDigits(unit)
+  if (u <= 0) return undefined
+  const uScale = smallScale
+  const scale = Math.max(vScale, uScale)
+  v *= POW10[scale - vScale]!
+  u *= POW10[scale - uScale]!
+  if (!Number.isSafeInteger(v) || !Number.isSafeInteger(u)) return undefined
+  if (atLeast !== undefined) {
+    let min = smallDigits(atLeast)
+    if (min < 0 || smallScale > scale) return undefined
+    min *= POW10[scale - smallScale]!
+    if (!Number.isSafeInteger(min)) return undefined
+    if (v < min) return null
+  }
+  if (v === 0 || v % u !== 0) return null
+  return v / u
+}
+
 /** Inverse of toScaled: n units of `unit` as an exact Decimal. */
 export function fromScaled(n: number | bigint, unit: Decimal): Decimal {
   if (typeof n === 'number' && !Number.isSafeInteger(n)) throw new RangeError(`fromScaled: not a safe integer: ${n}`)

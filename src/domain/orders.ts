@@ -1,7 +1,7 @@
 // Order vocabulary and the shared validator. REST, GraphQL and the engine run the same checks and so
 // return the same codes: a malformed field is refused where the request enters, and the engine
 // re-checks what only it knows (status, marks, balances).
-import { D, parseDecimal, toScaled } from './decimal.js'
+import { D, parseDecimal, positiveCount, toScaled } from './decimal.js'
 import { DomainError, type ErrorCode } from './errors.js'
 import type { MarketSpec } from './market.js'
 
@@ -77,8 +77,11 @@ function flag(value: unknown, field: string): boolean {
 /** A price on the market's tick, positive; null when absent. */
 export function priceTicks(market: MarketSpec, value: unknown, field = 'price'): number | null {
   if (value === undefined || value === null) return null
-  const d = parseDecimal(value)
-  const ticks = d && d.gt(0) ? toScaled(d, D(market.tickSize)) : null
+  let ticks = positiveCount(value, market.tickSize)
+  if (ticks === undefined) {
+    const d = parseDecimal(value)
+    ticks = d && d.gt(0) ? toScaled(d, D(market.tickSize)) : null
+  }
   if (ticks === null || ticks <= 0) {
     throw new DomainError('INVALID_PRICE', `${field} must be a positive decimal string on the tick ${market.tickSize}`, { [field]: value })
   }
@@ -87,9 +90,13 @@ export function priceTicks(market: MarketSpec, value: unknown, field = 'price'):
 
 /** A quantity on the step, at least the minimum. */
 export function quantityLots(market: MarketSpec, value: unknown, field = 'quantity'): number {
-  const d = parseDecimal(value)
-  const lots = d && d.gt(0) ? toScaled(d, D(market.stepSize)) : null
-  if (lots === null || lots <= 0 || d!.lt(D(market.minQuantity))) {
+  let lots = positiveCount(value, market.stepSize, market.minQuantity)
+  if (lots === undefined) {
+    const d = parseDecimal(value)
+    lots = d && d.gt(0) ? toScaled(d, D(market.stepSize)) : null
+    if (lots !== null && d!.lt(D(market.minQuantity))) lots = null
+  }
+  if (lots === null || lots <= 0) {
     throw new DomainError(
       'INVALID_QUANTITY',
       `${field} must be a positive decimal string, a multiple of ${market.stepSize}, at least ${market.minQuantity}`,
