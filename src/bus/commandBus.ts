@@ -11,6 +11,7 @@ import type { Command, CommandEnvelope, Reply } from '../engine/commands.js'
 import type { Replied, ReplyOf } from '../engine/replies.js'
 import type { RedisKeys } from './keys.js'
 import { defineScript } from './script.js'
+import { TurnBatch, type ItemAnswer } from './turnBatch.js'
 
 // The epoch and the appends in one script: each envelope appended atomically with the epoch it was
 // appended under, as a MULTI of GET and XADD was, but the submits of one loop turn share one script
@@ -22,15 +23,6 @@ local out = {redis.call('GET', KEYS[1])}
 for i = 1, #ARGV do out[i + 1] = redis.pcall('XADD', KEYS[2], '*', 'c', ARGV[i]) end
 return out
 `)
-
-/** At most this many envelopes per script call: a script holds Redis for as long as it runs. */
-const MAX_APPEND_BATCH = 256
-
-interface Append {
-  json: string
-  resolve(appended: [epoch: string | null, streamId: string]): void
-  reject(err: unknown): void
-}
 
 export interface SubmitOptions {
   correlationId?: string
@@ -57,8 +49,17 @@ export type ReplyTimeoutHandler = (s: Submitted) => Promise<Reply>
 export class CommandBus {
   private readonly pending = new Map<string, Pending>()
   private readonly channel: string
-  /** Appends submitted in this loop turn, sent together when it ends (flushAppends). */
-  private appends: Append[] = []
+  /** The appends of one loop turn, one script call. */
+  private readonly appends = new TurnBatch<string, [epoch: string | null, streamId: string]>(async (envelopes) => {
+    const out = (await appendWithEpoch(this.redis, [this.keys.epoch, this.keys.commands], envelopes)) as [string | null, ...Array<string | Error>]
+    const epoch = out[0]
+    const answers: Array<ItemAnswer<[string | null, string]>> = []
+    for (let i = 1; i < out.length; i++) {
+      const id = out[i]!
+      answers.push(typeof id === 'string' ? [epoch, id] : id)
+    }
+    return answers
+  })
 
   private constructor(
     private readonly redis: Redis,
@@ -160,37 +161,7 @@ export class CommandBus {
 
   /** Appends with the stream's epoch read atomically with it: a stream id means nothing without it. */
   private appendTracked(env: CommandEnvelope): Promise<[epoch: string | null, streamId: string]> {
-    return new Promise((resolve, reject) => {
-      // Sent once this turn's synchronous work and microtasks are done, as ioredis's auto-pipeline
-      // sends what it queued: the submits of one turn (a socket read's worth of requests) go together.
-      if (this.appends.push({ json: JSON.stringify(env), resolve, reject }) === 1) process.nextTick(this.flushAppends)
-    })
-  }
-
-  private readonly flushAppends = (): void => {
-    const all = this.appends
-    this.appends = []
-    for (let from = 0; from < all.length; from += MAX_APPEND_BATCH) {
-      const batch = from === 0 && all.length <= MAX_APPEND_BATCH ? all : all.slice(from, from + MAX_APPEND_BATCH)
-      appendWithEpoch(
-        this.redis,
-        [this.keys.epoch, this.keys.commands],
-        batch.map((a) => a.json),
-      ).then(
-        (out) => {
-          const answers = out as [epoch: string | null, ...ids: Array<string | Error>]
-          const epoch = answers[0]
-          for (let i = 0; i < batch.length; i++) {
-            const id = answers[i + 1]
-            if (typeof id === 'string') batch[i]!.resolve([epoch, id])
-            else batch[i]!.reject(id ?? new Error('command append: no stream id'))
-          }
-        },
-        (err: unknown) => {
-          for (const a of batch) a.reject(err)
-        },
-      )
-    }
+    return this.appends.add(JSON.stringify(env))
   }
 
   private onReplies(message: string): void {
