@@ -118,3 +118,34 @@ describe('GCRA order-rate script', () => {
     expect(Math.abs(tat - (Number(sec) * 1000 + 500))).toBeLessThan(2_000)
   })
 })
+
+describe('charges of one loop turn', () => {
+  it('are charged in turn and answered each as calls one at a time are', async () => {
+    now = 1_700_000_100_000
+    const l = new OrderRateLimiter(redis, (u) => `${prefix}rate:${u}`, () => now)
+    const marker = `${prefix}revoked:k1`
+    await redis.set(marker, '1')
+    // One turn: two users drawing on pools of 3, one of them through a revoked key's marker.
+    const together = await Promise.all([
+      l.consume('t1', 3), l.consume('t2', 3), l.consume('t1', 3), l.consumeUnless(marker, 't1', 3),
+      l.consume('t1', 3), l.consume('t1', 3), l.consumeUnless(`${prefix}revoked:none`, 't2', 3),
+    ])
+    const apart = new OrderRateLimiter(redis, (u) => `${prefix}rate:apart:${u}`, () => now)
+    const oneByOne = [
+      await apart.consume('t1', 3), await apart.consume('t2', 3), await apart.consume('t1', 3), await apart.consumeUnless(marker, 't1', 3),
+      await apart.consume('t1', 3), await apart.consume('t1', 3), await apart.consumeUnless(`${prefix}revoked:none`, 't2', 3),
+    ]
+    expect(together).toEqual(oneByOne)
+    expect(together.map((d) => d && d.allowed)).toEqual([true, true, true, null, true, false, true])
+  })
+
+  it('fail alone when their own pool cannot be read', async () => {
+    now = 1_700_000_200_000
+    const l = new OrderRateLimiter(redis, (u) => `${prefix}rate:${u}`, () => now)
+    await redis.hset(`${prefix}rate:broken`, 'x', '1') // GET answers WRONGTYPE
+    const [before, broken, after] = await Promise.allSettled([l.consume('ok1', 10), l.consume('broken', 10), l.consume('ok2', 10)])
+    expect(before).toMatchObject({ status: 'fulfilled', value: { allowed: true, remaining: 9 } })
+    expect(broken).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/WRONGTYPE/) }) })
+    expect(after).toMatchObject({ status: 'fulfilled', value: { allowed: true, remaining: 9 } })
+  })
+})
