@@ -65,13 +65,17 @@ export class Account {
   readonly userId: string
   readonly balances = new Map<Bucket, bigint>()
   readonly positions = new Map<string, Position>()
+  /** The positions of linear derivative markets (never removed, as positions are not): what the portfolio
+   * margin walks on every order, without the option and spot positions beside them. */
+  readonly linearPositions: Position[] = []
   /** clientOrderId → order id, for every order the account ever placed with one. */
   readonly clientOrderIds = new Map<string, string>()
   /** Micro-USDC of the spot bucket reserved by open spot buys. */
   spotLocked = 0n
   /** Base lots reserved by open spot sells, per spot market. */
   readonly baseLocked = new Map<string, number>()
-  /** Open cross orders per linear market, for the portfolio margin (positions + open orders). */
+  /** Open cross orders per linear derivative market, for the portfolio margin (positions + open orders);
+   * an option market's are on its leg (optionLegs). */
   readonly exposure = new Map<string, OrderExposure>()
   /** Initial margin reserved by open isolated orders, micro-USDC. */
   isolatedOrderMargin = 0n
@@ -122,6 +126,12 @@ export class Account {
 
   balance(bucket: Bucket): bigint {
     return this.balances.get(bucket) ?? 0n
+  }
+
+  /** Adds a new position (every position is created through here). */
+  addPosition(p: Position): void {
+    this.positions.set(p.marketId, p)
+    if (p.market.linear && p.market.spec.type !== 'spot') this.linearPositions.push(p)
   }
 
   /** The option leg of `market`, created empty when first needed. */

@@ -148,10 +148,11 @@ function addExposure(extra: readonly WhatIf[], families: Family[], withMm: boole
 function portfolio(account: Account, extra: readonly WhatIf[], withMm: boolean, only?: ReadonlySet<string>): Portfolio {
   let equity = account.balance('perps') - account.isolatedOrderMargin
   const families: Family[] = []
-  for (const p of account.positions.values()) {
+  const positions = account.linearPositions
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i]!
     if (p.lots === 0) continue
     const market = p.market
-    if (!market.linear || market.spec.type === 'spot') continue
     if (p.marginMode === 'isolated') {
       equity -= p.isolatedMargin
       continue
@@ -159,7 +160,7 @@ function portfolio(account: Account, extra: readonly WhatIf[], withMm: boolean, 
     if (market.risk) equity += unrealized(market, p, market.risk.markTicks)
     addExposure(extra, families, withMm, only, market, p.lots, account.exposure.get(market.spec.id))
   }
-  for (const e of account.exposure.values()) if (e.market.linear && !holdsCross(account, e.market)) addExposure(extra, families, withMm, only, e.market, 0, e)
+  for (const e of account.exposure.values()) if (!holdsCross(account, e.market)) addExposure(extra, families, withMm, only, e.market, 0, e)
   for (let i = 0; i < extra.length; i++) {
     const market = extra[i]!.market
     if (holdsCross(account, market) || account.exposure.has(market.spec.id)) continue

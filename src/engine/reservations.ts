@@ -17,15 +17,20 @@ export function reservationFor(market: MarketRuntime, side: 'buy' | 'sell', pric
   return applyRate(market.notional(priceTicks, lots), market.initialMargin)
 }
 
+/** The account's exposure in `market`, created empty when first needed: a linear market's in the
+ * account's map, an option market's on its leg (so the portfolio margin never walks option exposures). */
 function exposureOf(account: Account, market: MarketRuntime): OrderExposure {
-  let e = account.exposure.get(market.spec.id)
-  if (!e) {
-    account.exposure.set(market.spec.id, (e = { market, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n, changes: 0 }))
-    if (!market.linear) {
+  const fresh = (): OrderExposure => ({ market, buyLots: 0, sellLots: 0, buyTickLots: 0n, sellTickLots: 0n, changes: 0 })
+  if (!market.linear) {
+    const leg = account.optionLeg(market)
+    if (!leg.exposure) {
+      leg.exposure = fresh()
       market.exposed.add(account)
-      account.optionLeg(market).exposure = e
     }
+    return leg.exposure
   }
+  let e = account.exposure.get(market.spec.id)
+  if (!e) account.exposure.set(market.spec.id, (e = fresh()))
   return e
 }
 
@@ -54,8 +59,9 @@ function count(account: Account, market: MarketRuntime, order: Order, lots: numb
     e.sellTickLots += delta
   }
   if (e.buyLots === 0 && e.sellLots === 0) {
-    account.exposure.delete(order.marketId)
-    if (!market.linear) {
+    if (market.linear) {
+      account.exposure.delete(order.marketId)
+    } else {
       market.exposed.delete(account)
       account.optionLeg(market).exposure = null
       account.pruneOptionLeg(order.marketId)

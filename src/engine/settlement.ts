@@ -23,7 +23,7 @@ export function positionIn(account: Account, market: MarketRuntime, mode: Margin
   let p = account.positions.get(marketId)
   if (!p) {
     p = { userId: account.userId, marketId, market, marginMode: mode, lots: 0, cost: 0n, openTickLots: 0n, realized: 0n, funding: 0n, isolatedMargin: 0n, updatedAt: now, changedIn: 0 }
-    account.positions.set(marketId, p)
+    account.addPosition(p)
   }
   return p
 }

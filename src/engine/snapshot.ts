@@ -182,7 +182,7 @@ export function restoreSnapshot(snap: EngineSnapshot): EngineState {
       const position: Position = {
         ...p, userId: a.userId, market, cost: BigInt(p.cost), openTickLots: BigInt(p.openTickLots), realized: BigInt(p.realized), funding: BigInt(p.funding), isolatedMargin: BigInt(p.isolatedMargin), changedIn: 0,
       }
-      account.positions.set(p.marketId, position)
+      account.addPosition(position)
       if (market.spec.type !== 'spot') state.trackHolding(account, 0, p.lots, market.spec.type === 'option' ? position : null)
     }
     for (const [cid, id] of a.clientOrderIds) account.clientOrderIds.set(cid, id)
