@@ -30,10 +30,17 @@ export interface OptionsBucket {
   locked: bigint
 }
 
+/** The bucket's rule, available = min(cash + nov − IM, cash) − buy reserve: in bigints, or in doubles where
+ * they are exact (the operators are the same; TypeScript only types them one kind at a time). */
+function availableFrom<T extends bigint | number>(cash: T, nov: T, im: T, reserve: T): T {
+  const c = cash as unknown as number
+  const afterIm = c + (nov as unknown as number) - (im as unknown as number)
+  return ((afterIm < c ? afterIm : c) - (reserve as unknown as number)) as unknown as T
+}
+
 function bucketOf(cash: bigint, nov: bigint, im: bigint, mm: bigint, reserve: bigint): OptionsBucket {
-  const equity = cash + nov
-  const available = (equity - im < cash ? equity - im : cash) - reserve
-  return { cash, nov, equity, im, mm, buyReserve: reserve, available, locked: cash - available }
+  const available = availableFrom(cash, nov, im, reserve)
+  return { cash, nov, equity: cash + nov, im, mm, buyReserve: reserve, available, locked: cash - available }
 }
 
 /** The options bucket of an account, with `extra` orders as if resting; `withMm` false skips the MM grid. */
@@ -232,18 +239,34 @@ export function hasOptionExposure(account: Account): boolean {
  * Orders that lower the requirement always fit.
  */
 export function checkOptionOrders(state: EngineState, account: Account, orders: readonly WhatIf[]): void {
-  const after = optionsBucket(state, account, orders, false)
-  if (after.available >= 0n) return
-  const before = optionsBucket(state, account, [], false)
-  if (after.available >= before.available) return
-  const need = before.available - after.available
+  const after = availableOf(state, account, orders)
+  if (after >= 0) return
+  const before = availableOf(state, account, [])
+  if (after >= before) return
+  const need = BigInt(before) - BigInt(after)
   if (orders.every((o) => o.side === 'buy')) {
     throw new DomainError('INSUFFICIENT_BALANCE', 'The options bucket lacks the premium and fee for this order', {
       required: microToString(need),
-      available: microToString(before.available > 0n ? before.available : 0n),
+      available: microToString(before > 0 ? BigInt(before) : 0n),
     })
   }
-  throw insufficient(need, before.available)
+  throw insufficient(need, BigInt(before))
+}
+
+/** |cash| below this, with the kept sums' terms below 2^52, keeps available exact in doubles. */
+const CASH_EXACT = BigInt(EXACT_IN_DOUBLES)
+
+/**
+ * The bucket's available (no MM grid) with `extra` as if resting: from the kept sums in doubles, no bigint
+ * made, when that is exact (the sums' terms below 2^52, the cash too, so every step stays below 2^53);
+ * else the full count's. An integer either way; compare it as it is.
+ */
+function availableOf(state: EngineState, account: Account, extra: readonly WhatIf[]): number | bigint {
+  const cash = account.balance('options')
+  const one = oneMarket(extra)
+  const kept = one === undefined || cash >= CASH_EXACT || cash <= -CASH_EXACT ? null : keptFigures(state, account, one)
+  if (!kept) return optionsBucket(state, account, extra, false).available
+  return availableFrom(Number(cash), kept.nov, kept.im, kept.reserve)
 }
 
 /** The options bucket's locked part for balance events and rows: 0 without option exposure, and the
@@ -259,7 +282,7 @@ export function optionsLocked(state: EngineState, account: Account): bigint {
 function lockedNow(state: EngineState, account: Account): bigint {
   if (!hasOptionExposure(account)) return 0n
   try {
-    return optionsBucket(state, account, [], false).locked
+    return account.balance('options') - BigInt(availableOf(state, account, []))
   } catch (err) {
     if (err instanceof DomainError && err.code === 'NO_RISK_ARRAY') return account.balance('options')
     throw err
