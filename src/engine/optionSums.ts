@@ -93,8 +93,33 @@ export const worstLossInDoubles = (grid: Float64Array): number => {
   return -min
 }
 
-/** Prices `p` again for the holdings `h` at `v`; its buy reserve and sell credit only when theirs changed. */
+const sameInputs = (p: LegPart, h: LegInputs): boolean =>
+  p.held === h.held && p.buyLots === h.buyLots && p.sellLots === h.sellLots && p.buyTickLots === h.buyTickLots && p.sellTickLots === h.sellTickLots
+
+/** Copies a priced part (the same holdings at the same valuation price the same). */
+function copyPart(from: LegPart, to: LegPart): void {
+  to.v = from.v
+  to.family = from.family
+  to.held = from.held
+  to.buyLots = from.buyLots
+  to.buyTickLots = from.buyTickLots
+  to.sellLots = from.sellLots
+  to.sellTickLots = from.sellTickLots
+  to.nov = from.nov
+  to.reserve = from.reserve
+  to.credit = from.credit
+  to.bound = from.bound
+  if (to.im.length !== from.im.length) to.im = new Float64Array(from.im.length)
+  to.im.set(from.im)
+}
+
+/**
+ * Prices `p` again for the holdings `h` at `v`; its buy reserve and sell credit only when theirs changed.
+ * An order that rests as checked leaves its leg holding what the check's what-if priced: that part is
+ * copied rather than priced twice.
+ */
 function price(state: EngineState, market: MarketRuntime, v: OptionValuation, h: LegInputs, p: LegPart): void {
+  if (p !== whatIfPart && whatIfPriced && whatIfPart.v === v && sameInputs(whatIfPart, h)) return copyPart(whatIfPart, p)
   const sameV = p.v === v
   if (!sameV || p.buyLots !== h.buyLots || p.buyTickLots !== h.buyTickLots) {
     p.reserve = h.buyLots > 0 ? Number(buyReserve(state, market, v, h.buyLots, h.buyTickLots)) : 0
@@ -217,6 +242,7 @@ export function keptFigures(state: EngineState, account: Account, extra: OneMark
     h.sellTickLots += extra.sellTickLots
     // The leg's own prices are reused where the order leaves them as they were; not its grid.
     const part = whatIfPart
+    whatIfPriced = false
     part.v = old?.v ?? null
     if (old) {
       part.buyLots = old.buyLots
@@ -227,6 +253,7 @@ export function keptFigures(state: EngineState, account: Account, extra: OneMark
       part.credit = old.credit
     }
     price(state, market, valued(state, market), h, part)
+    whatIfPriced = true
     nov += part.nov - (old?.nov ?? 0)
     reserve += part.reserve - (old?.reserve ?? 0)
     bound += part.bound
@@ -240,8 +267,10 @@ export function keptFigures(state: EngineState, account: Account, extra: OneMark
   return { nov, reserve, im }
 }
 
-/** The part of the leg a what-if order changes, priced without touching the leg's own. */
+/** The part of the leg a what-if order changes, priced without touching the leg's own; whatIfPriced
+ * while it holds a whole pricing of its inputs (not when valued() threw part way). */
 const whatIfPart = emptyPart()
+let whatIfPriced = false
 let scratch = new Float64Array(0)
 function scratchGrid(from: Float64Array | undefined, length: number): Float64Array {
   if (scratch.length !== length) scratch = new Float64Array(length)
