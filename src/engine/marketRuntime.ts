@@ -8,7 +8,7 @@ import { streams } from './events.js'
 import type { PerpState } from './perpetual.js'
 import type { TwapState } from './expiry.js'
 import type { RiskArrays } from './margin.js'
-import type { OptionLinks, OptionTerms, OptionValuation } from './optionPricing.js'
+import type { OptionFactors, OptionLinks, OptionTerms, OptionValuation } from './optionPricing.js'
 import type { Counter, CounterSource } from './state.js'
 import type { Account } from './account.js'
 
@@ -35,7 +35,7 @@ export class MarketRuntime {
    * future, the exact premium factors, and the valuation at the current marks. */
   terms: OptionTerms | null = null
   optionLinks: OptionLinks | null = null
-  optionFactors: { premium: [bigint, bigint]; notional: [bigint, bigint] } | null = null
+  optionFactors: OptionFactors | null = null
   valuation: OptionValuation | null = null
   /** Options: the accounts with open orders here that the options bucket counts (reservations.ts), so
    * their balances are re-told when the marks move (derived, never serialized). */

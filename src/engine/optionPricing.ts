@@ -60,10 +60,13 @@ export interface OptionLinks {
   listedCount: number
 }
 
-/** Exact micro-USDC per (option tick × lot × spot tick) and per (lot × spot tick), as fractions. */
-interface Factors {
+/** Exact micro-USDC per (option tick × lot × spot tick) and per (lot × spot tick), as fractions, and the
+ * same as doubles (NaN where a part is not exact in one) for the fast paths. */
+export interface OptionFactors {
   premium: [bigint, bigint]
   notional: [bigint, bigint]
+  premiumNum: [number, number]
+  notionalNum: [number, number]
 }
 
 const fraction = (d: InstanceType<typeof D>): [bigint, bigint] => {
@@ -156,12 +159,25 @@ export function optionBand(market: MarketRuntime, v: OptionValuation): { bandLow
   return { bandLow: Math.max(1, theo - width), bandHigh: theo + width }
 }
 
-function factors(market: MarketRuntime, spot: MarketRuntime): Factors {
-  return (market.optionFactors ??= {
-    premium: fraction(market.tick.mul(market.step).mul(spot.tick).mul(1_000_000)),
-    notional: fraction(market.step.mul(spot.tick).mul(1_000_000)),
-  })
+const asDoubles = ([n, d]: [bigint, bigint]): [number, number] => [n < EXACT ? Number(n) : NaN, d < EXACT ? Number(d) : NaN]
+
+function factors(market: MarketRuntime, spot: MarketRuntime): OptionFactors {
+  if (market.optionFactors) return market.optionFactors
+  const premium = fraction(market.tick.mul(market.step).mul(spot.tick).mul(1_000_000))
+  const notional = fraction(market.step.mul(spot.tick).mul(1_000_000))
+  return (market.optionFactors = { premium, notional, premiumNum: asDoubles(premium), notionalNum: asDoubles(notional) })
 }
+
+/** Integers below this in magnitude are exact in doubles, and so is any sum of two of them. */
+const EXACT_NUM = 2 ** 52
+const EXACT = BigInt(EXACT_NUM)
+
+/**
+ * ⌊x / d⌋, or ⌈x / d⌉ when `up`, of integers 0 ≤ x < 2^52 and 0 < d < 2^52, exact: a quotient that is not
+ * an integer k lies at least 1/d from it, a relative gap of 1/(k·d) ≥ 1/x > 2^-52, wider than the half unit
+ * in the last place a double division may round by, so the rounded quotient stays on the same side of k.
+ */
+export const divRounded = (x: number, d: number, up: boolean): number => (up ? Math.ceil(x / d) : Math.floor(x / d))
 
 /** The premium of `lots` at `priceTicks` with the index at `spotTicks`, micro-USDC, rounded half up once. */
 export function premiumOf(market: MarketRuntime, spot: MarketRuntime, priceTicks: number | bigint, lots: number, spotTicks: number): bigint {
@@ -175,6 +191,15 @@ export function premiumOfTickLots(market: MarketRuntime, spot: MarketRuntime, ti
   const [n, d] = factors(market, spot).premium
   const x = tickLots * BigInt(spotTicks) * n
   return up ? (x + d - 1n) / d : x / d
+}
+
+/** premiumOfTickLots in doubles (tickLots ≥ 0), no bigint made: the same figure while every product stays
+ * below 2^52, else null. */
+export function premiumOfTickLotsNum(market: MarketRuntime, spot: MarketRuntime, tickLots: number, spotTicks: number, up: boolean): number | null {
+  const [n, d] = factors(market, spot).premiumNum
+  // Positive integer factors: no partial product exceeds the whole, so one bound check covers them all.
+  const x = tickLots * spotTicks * n
+  return x < EXACT_NUM && d < EXACT_NUM ? divRounded(x, d, up) : null
 }
 
 /** An option fee (DESIGN.md §4, issue 15): `rate` (millionths) of the underlying notional, lots × index,
@@ -194,6 +219,15 @@ export const PREMIUM_FEE_CAP = 125_000n
 export function maxOptionFee(market: MarketRuntime, spot: MarketRuntime, lots: number, spotTicks: number): bigint {
   const [n, d] = factors(market, spot).notional
   const den = d * RATE_ONE
-  const rate = market.takerFee > market.makerFee ? market.takerFee : market.makerFee
-  return (BigInt(lots) * BigInt(spotTicks) * n * rate + den - 1n) / den
+  return (BigInt(lots) * BigInt(spotTicks) * n * maxFeeRate(market) + den - 1n) / den
+}
+
+const maxFeeRate = (market: MarketRuntime): bigint => (market.takerFee > market.makerFee ? market.takerFee : market.makerFee)
+
+/** maxOptionFee in doubles, no bigint made: the same figure while every product stays below 2^52, else null. */
+export function maxOptionFeeNum(market: MarketRuntime, spot: MarketRuntime, lots: number, spotTicks: number): number | null {
+  const [n, d] = factors(market, spot).notionalNum
+  const x = lots * spotTicks * n * Number(maxFeeRate(market))
+  const den = d * Number(RATE_ONE)
+  return x < EXACT_NUM && den < EXACT_NUM ? divRounded(x, den, true) : null
 }

@@ -8,7 +8,7 @@
 import { DomainError } from '../domain/errors.js'
 import type { Account, OptionLeg, OrderExposure } from './account.js'
 import type { MarketRuntime } from './marketRuntime.js'
-import { maxOptionFee, optionLinks, premiumOfTickLots, valuationOf, type OptionValuation } from './optionPricing.js'
+import { maxOptionFee, maxOptionFeeNum, optionLinks, premiumOfTickLots, premiumOfTickLotsNum, valuationOf, type OptionValuation } from './optionPricing.js'
 import type { EngineState } from './state.js'
 
 export const EXACT_IN_DOUBLES = 2 ** 52
@@ -74,6 +74,22 @@ export function sellCredit(state: EngineState, market: MarketRuntime, v: OptionV
   return premiumOfTickLots(market, optionLinks(state, market).spot, tickLots, v.spotTicks, false) - BigInt(lots) * v.lotValue
 }
 
+/** buyReserve as a double, with no bigint made while its products stay below 2^52 (the kept sums hold
+ * nothing larger), else converted from the exact count. */
+function buyReserveNum(state: EngineState, market: MarketRuntime, v: OptionValuation, lots: number, tickLots: bigint): number {
+  const spot = optionLinks(state, market).spot
+  const premium = premiumOfTickLotsNum(market, spot, Number(tickLots), v.spotTicks, true)
+  const fee = maxOptionFeeNum(market, spot, lots, v.spotTicks)
+  return premium !== null && fee !== null ? premium + fee : Number(buyReserve(state, market, v, lots, tickLots))
+}
+
+/** sellCredit as a double, as buyReserveNum. */
+function sellCreditNum(state: EngineState, market: MarketRuntime, v: OptionValuation, lots: number, tickLots: bigint): number {
+  const premium = premiumOfTickLotsNum(market, optionLinks(state, market).spot, Number(tickLots), v.spotTicks, false)
+  const given = lots * v.lotValueNum
+  return premium !== null && Math.abs(given) < EXACT_IN_DOUBLES ? premium - given : Number(sellCredit(state, market, v, lots, tickLots))
+}
+
 /** Adds a leg to a scenario grid: its position in every scenario, its open sells where they lose. */
 export function addLegInDoubles(grid: Float64Array, perLot: Float64Array, held: number, sold: number, credit: number): void {
   const n = grid.length
@@ -122,10 +138,10 @@ function price(state: EngineState, market: MarketRuntime, v: OptionValuation, h:
   if (p !== whatIfPart && whatIfPriced && whatIfPart.v === v && sameInputs(whatIfPart, h)) return copyPart(whatIfPart, p)
   const sameV = p.v === v
   if (!sameV || p.buyLots !== h.buyLots || p.buyTickLots !== h.buyTickLots) {
-    p.reserve = h.buyLots > 0 ? Number(buyReserve(state, market, v, h.buyLots, h.buyTickLots)) : 0
+    p.reserve = h.buyLots > 0 ? buyReserveNum(state, market, v, h.buyLots, h.buyTickLots) : 0
   }
   if (!sameV || p.sellLots !== h.sellLots || p.sellTickLots !== h.sellTickLots) {
-    p.credit = h.sellLots > 0 ? Number(sellCredit(state, market, v, h.sellLots, h.sellTickLots)) : 0
+    p.credit = h.sellLots > 0 ? sellCreditNum(state, market, v, h.sellLots, h.sellTickLots) : 0
   }
   p.v = v
   p.family = market.spec.family
