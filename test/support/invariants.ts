@@ -291,8 +291,10 @@ export function checkInvariants(state: EngineState, totals: Ledgers): void {
     }
     expect(a.spotLocked, `${a.userId} spot reservation`).toBe(spotLocked)
     expect(a.isolatedOrderMargin, `${a.userId} isolated order margin`).toBe(isolatedOrderMargin)
-    // Its holdings, not how often it changed.
-    const held = new Map([...a.exposure].map(([id, { changes: _, ...e }]) => [id, e]))
+    // Its holdings, not how often it changed: linear markets' in the account's map, option markets' on their legs.
+    for (const e of a.exposure.values()) expect(e.market.linear, `${a.userId} exposure in ${e.market.spec.id} kept with the linear ones`).toBe(true)
+    const legs = a.optionLegList.flatMap((leg) => (leg.exposure ? [[leg.market.spec.id, leg.exposure] as const] : []))
+    const held = new Map([...a.exposure, ...legs].map(([id, { changes: _, ...e }]) => [id, e]))
     expect(held, `${a.userId} cross order exposure`).toEqual(exposure)
     for (const [id, lots] of a.baseLocked) {
       expect(lots, `${a.userId} base reserved in ${id}`).toBe(base.get(id) ?? 0)
