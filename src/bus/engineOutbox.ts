@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis'
 import type { Changes } from '../engine/changes.js'
 import type { EngineState } from '../engine/state.js'
-import { envelopeJson, REPLAY_FRAMES } from './eventLog.js'
+import { envelopeJson, PUBLISH_EVENT_LUA, REPLAY_FRAMES } from './eventLog.js'
 import type { RedisKeys } from './keys.js'
 import { bookSnapshot, bookSnapshotJson, fundingView, markView } from './mirrors.js'
 import { defineScript } from './script.js'
@@ -31,7 +31,7 @@ function fundingViews(state: EngineState, marketIds: Iterable<string>): Map<stri
 // ARGV[7..]           b book snapshots; marks (field, value)…; funding (field, value)…;
 //                     events (live channel, eventSeq, envelope JSON)…; replies (channel, JSON)…
 // Returns the number of events published.
-const publish = defineScript(`local nb, nm, nf, ne, nr = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+const publish = defineScript(`${PUBLISH_EVENT_LUA}local nb, nm, nf, ne, nr = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local a = 7
 for i = 1, nb do
   redis.pcall('SET', KEYS[i], ARGV[a])
@@ -47,11 +47,7 @@ for i = 1, nf do
 end
 local published = 0
 for i = 1, ne do
-  local ok = redis.pcall('XADD', KEYS[nb + 2 + i], 'MAXLEN', '~', ARGV[6], '0-' .. ARGV[a + 1], 'e', ARGV[a + 2])
-  if type(ok) ~= 'table' or not ok.err then
-    redis.call('PUBLISH', ARGV[a], ARGV[a + 2])
-    published = published + 1
-  end
+  published = published + publishEvent(KEYS[nb + 2 + i], ARGV[6], ARGV[a], ARGV[a + 1], ARGV[a + 2])
   a = a + 3
 end
 for i = 1, nr do

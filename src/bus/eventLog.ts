@@ -8,18 +8,24 @@ import { defineScript } from './script.js'
 
 export const REPLAY_FRAMES = 5_000
 
+/** One event's publication in Lua, for this module's script and the engine outbox's (engineOutbox.ts):
+ * appended to its log under 0-{seq}, published live only if the log took it. Returns 1 when published. */
+export const PUBLISH_EVENT_LUA = `local function publishEvent(log, maxlen, channel, seq, envelope)
+  local ok = redis.pcall('XADD', log, 'MAXLEN', '~', maxlen, '0-' .. seq, 'e', envelope)
+  if type(ok) == 'table' and ok.err then return 0 end
+  redis.call('PUBLISH', channel, envelope)
+  return 1
+end
+`
+
 // KEYS[i]            replay log (a stream) of event i
 // ARGV[1]            approximate MAXLEN of every log
 // ARGV[3i-1..3i+1]   event i's live channel, eventSeq (its log id is 0-eventSeq) and envelope JSON
 // Returns the number of events published (the others were already in their log).
-const publish = defineScript(`local published = 0
+const publish = defineScript(`${PUBLISH_EVENT_LUA}local published = 0
 for i = 1, #KEYS do
   local base = 1 + 3 * (i - 1)
-  local ok = redis.pcall('XADD', KEYS[i], 'MAXLEN', '~', ARGV[1], '0-' .. ARGV[base + 2], 'e', ARGV[base + 3])
-  if type(ok) ~= 'table' or not ok.err then
-    redis.call('PUBLISH', ARGV[base + 1], ARGV[base + 3])
-    published = published + 1
-  end
+  published = published + publishEvent(KEYS[i], ARGV[1], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3])
 end
 return published`)
 

@@ -130,7 +130,6 @@ export function estimatedRate(perp: MarketRuntime, now: number): number {
   return periodRate(perp, s.accum + s.current * Math.max(0, now - s.accumTo))
 }
 
-/** A period's rate (1e-10) from its premium integrated over time, clamped to the market's maximum. */
 /** A funding cap in basis points as a rate in 1e-10, by its decimal string (markets share a handful). */
 const maxRates = new Map<string, number>()
 function maxRateOf(bps: string): number {
@@ -139,6 +138,7 @@ function maxRateOf(bps: string): number {
   return rate
 }
 
+/** A period's rate (1e-10) from its premium integrated over time, clamped to the market's maximum. */
 function periodRate(perp: MarketRuntime, accum: number): number {
   const maxRate = maxRateOf(perp.spec.fundingMaxRateBps ?? '0')
   return Math.max(-maxRate, Math.min(maxRate, Math.trunc(accum / perp.spec.fundingIntervalMs!)))
