@@ -5,8 +5,9 @@
 //   API node:  request start → auth (credential) → order-rate charge → body parsed (preHandler) →
 //              handler (GraphQL execute, around the engine round trip) → answer serialized and sent
 //   bus:       XADD with the epoch read (MULTI) → reply received (the engine round trip)
-//   engine:    XREAD (blocking) → per batch: JSON.parse of each envelope, Engine.apply, the PostgreSQL
-//              commit of the batch, then mirrors, events and replies published to Redis
+//   engine:    XREAD (blocking) → JSON.parse of each envelope, Engine.apply → per batch: sealed (its
+//              transaction's and publication's text), the PostgreSQL commit, then mirrors, events and
+//              replies published to Redis
 //   process:   event-loop delay (monitorEventLoopDelay)
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { FastifyInstance } from 'fastify'
@@ -78,33 +79,40 @@ export function installTrace(): void {
   timeAsync(CommandBus.prototype, 'appendTracked', 'bus: XADD (one script with the epoch GET)')
   timeAsync(CommandBus.prototype, 'submit', 'bus: submit → reply (engine round trip)')
   const runner = EngineRunner.prototype as unknown as Record<string, (...args: any[]) => any>
-  // A batch: its size, each command's wait in the stream (its id's ms to the batch's start), and the
-  // stages of process(): parse + apply per entry, the commit, and what is left (publishing to Redis).
+  // A batch: its size, the sealing of it, its commit, its publication (queued behind the previous
+  // batch's: the wait is in "sealed to published"); each command's wait in the stream (its id's ms to
+  // when it is applied).
   const process = runner['process']!
-  let applying = 0
-  runner['process'] = async function (this: unknown, entries: Array<[string, string[]]>) {
+  const sealedAt = new WeakMap<object, number>()
+  runner['process'] = async function (this: unknown, sealed: { commands: number }) {
+    sealedAt.set(sealed, performance.now())
+    record('engine: batch size (commands)', sealed.commands)
+    await process.call(this, sealed)
+  }
+  const publish = runner['publish']!
+  runner['publish'] = async function (this: unknown, sealed: object) {
     const t0 = performance.now()
-    const now = Date.now()
-    for (const [id] of entries) record('engine: command wait in the stream (XADD → batch start, ms clock)', now - Number(id.slice(0, id.indexOf('-'))))
-    record('engine: batch size (commands)', entries.length)
-    applying = 0
-    const committing = series.get('engine: PostgreSQL commit per batch')?.values.length ?? 0
-    await process.call(this, entries)
-    const commits = series.get('engine: PostgreSQL commit per batch')?.values
-    const commitMs = commits && commits.length > committing ? commits[commits.length - 1]! : 0
-    const total = performance.now() - t0
-    record('engine: batch, read to published', total)
-    record('engine: publish per batch (mirrors, events, replies)', total - applying - commitMs)
+    await publish.call(this, sealed)
+    const t1 = performance.now()
+    record('engine: publish per batch (mirrors, events, replies)', t1 - t0)
+    record('engine: batch, sealed to published', t1 - (sealedAt.get(sealed) ?? t0))
+  }
+  const kick = runner['kick']!
+  runner['kick'] = function (this: { inFlight: unknown }) {
+    const before = this.inFlight
+    const t0 = performance.now()
+    kick.call(this)
+    if (this.inFlight !== before && this.inFlight) record('engine: seal per batch (changes → transaction and publication text)', performance.now() - t0)
   }
   const applyEntry = runner['applyEntry']!
   runner['applyEntry'] = function (this: unknown, ...args: unknown[]) {
+    const id = args[1] as string
+    record('engine: command wait in the stream (XADD → applied, ms clock)', Date.now() - Number(id.slice(0, id.indexOf('-'))))
     const t0 = performance.now()
     try {
       return applyEntry.apply(this, args)
     } finally {
-      const ms = performance.now() - t0
-      applying += ms
-      record('engine: per command, JSON.parse + apply', ms)
+      record('engine: per command, JSON.parse + apply', performance.now() - t0)
     }
   }
   timeSync(Engine.prototype, 'apply', 'engine: per command, Engine.apply')

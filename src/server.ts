@@ -169,6 +169,8 @@ export async function startExchange(config: Config, opts: StartOptions = {}): Pr
     const outcomes = new CommandOutcomes(pool, reads)
     const bus = await CommandBus.start(redis, sub, keys, instanceId, config.engineReplyTimeoutMs, outcomes.resolve, clock)
     closers.push(() => bus.close())
+    // An engine leading in this process answers this process's submits without a trip through Redis.
+    engine?.replyLocally({ node: bus.nodeId, deliver: (replies) => bus.deliver(replies) })
     const marketData = new MarketData(prisma, redis, keys, clock)
     const identity = new Identity({ config, log, prisma, redis, keys, clock, rateLimitClock: opts.rateLimitClock, refusals: apiMetrics.refusals })
     const trading = new Trading({ config, marketData, commands: bus }, reads)

@@ -171,7 +171,17 @@ export class CommandBus {
     } catch {
       return
     }
-    for (const { id, reply } of batch) {
+    this.deliver(batch)
+  }
+
+  /**
+   * Answers the waiting submits of a batch of replies: from this node's reply channel, or handed over
+   * in-process by an engine leading in this very process (src/roles/engine/runner.ts), once committed
+   * and published. The engine's replies are plain JSON values it never touches again, so its objects
+   * are what the channel's JSON would have given (the randomized engine test holds it to that).
+   */
+  deliver(batch: ReadonlyArray<{ id: string; reply: unknown }>): void {
+    for (const { id, reply } of batch as ReadonlyArray<{ id: string; reply: Reply }>) {
       const p = this.pending.get(id)
       if (!p) continue // a replayed reply for a request already answered or timed out
       if (p.timer) clearTimeout(p.timer)

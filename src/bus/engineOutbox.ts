@@ -56,7 +56,26 @@ for i = 1, nr do
 end
 return published`)
 
-export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineState, changes: Changes): Promise<void> {
+/** A batch's publication, written from the state as the batch left it (the engine may have moved on since). */
+export interface SealedPublication {
+  readonly keys: string[]
+  /** Empty when the batch has nothing to publish. */
+  readonly args: Array<string | number>
+  /** Replies to `localNode`, left out of the script: handed over in-process once the script has run. */
+  readonly local: LocalReply[]
+}
+
+export interface LocalReply {
+  id: string
+  reply: unknown
+}
+
+/**
+ * Seals the batch's publication. Replies addressed to `localNode` (the API of this very process) skip
+ * Redis: they are handed over after the script has run, so their callers still see the batch's books
+ * and events first, and nobody serializes, sends, receives and parses them again.
+ */
+export function sealPublication(keys: RedisKeys, state: EngineState, changes: Changes, localNode: string | null = null): SealedPublication {
   const keyList: string[] = []
   const args: Array<string | number> = [changes.books.size, 0, 0, changes.events.length, 0, REPLAY_FRAMES]
   for (const id of changes.books) {
@@ -76,9 +95,14 @@ export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineS
     keyList.push(keys.eventLog(e.stream))
     args.push(keys.eventChannel(e.stream), e.eventSeq, envelopeJson(e))
   }
+  const local: LocalReply[] = []
   if (changes.replies.length > 0) {
-    const byNode = new Map<string, Array<{ id: string; reply: unknown }>>()
+    const byNode = new Map<string, LocalReply[]>()
     for (const r of changes.replies) {
+      if (r.replyTo === localNode) {
+        local.push({ id: r.id, reply: r.reply })
+        continue
+      }
       let list = byNode.get(r.replyTo)
       if (!list) byNode.set(r.replyTo, (list = []))
       list.push({ id: r.id, reply: r.reply })
@@ -86,8 +110,17 @@ export async function publishBatch(redis: Redis, keys: RedisKeys, state: EngineS
     for (const [node, list] of byNode) args.push(keys.replies(node), JSON.stringify(list))
     args[4] = byNode.size
   }
-  if (args.length === 6) return
-  await publish(redis, keyList, args)
+  return { keys: keyList, args: args.length === 6 ? [] : args, local }
+}
+
+/** Runs a sealed publication's script; its local replies are the caller's to hand over after it. */
+export async function sendPublication(redis: Redis, sealed: SealedPublication): Promise<void> {
+  if (sealed.args.length > 0) await publish(redis, sealed.keys, sealed.args)
+}
+
+/** Seals and sends in one step (every reply through Redis): for callers that apply nothing meanwhile. */
+export function publishBatch(redis: Redis, keys: RedisKeys, state: EngineState, changes: Changes): Promise<void> {
+  return sendPublication(redis, sealPublication(keys, state, changes))
 }
 
 /** Rewrites every mirror from the state: after recovery the Redis copies may be stale or gone. */

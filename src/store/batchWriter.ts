@@ -281,6 +281,34 @@ export function sqlLiteral(s: string): string {
 /** SQLSTATE the fencing statement raises when the offset row no longer carries this leader's token. */
 const FENCED_OUT = 'EXF01'
 
+/** A batch's transaction as text: its fencing statement, then its writes and COMMIT. */
+export interface SealedBatch {
+  readonly fence: string
+  readonly rest: string
+}
+
+/**
+ * The batch's transaction, written from the state as the batch left it. Sealing is synchronous, so the
+ * engine may apply the next batch while this one commits: nothing here reads the state again. The
+ * counters the batch changed count as persisted from here on; a batch that then fails to commit is
+ * retried with this same text, or the leader drops its state and recovers from what is durable.
+ */
+export function sealBatch(state: EngineState, changes: Changes, at: BatchPosition): SealedBatch {
+  const counters: Record<string, number> = { now: state.now }
+  for (const [name, value] of state.dirtyCounters()) counters[name] = value
+  state.markCountersPersisted()
+  const writes = statements(state, changes)
+  const lit = sqlLiteral
+  const fence = `DO $fence$ BEGIN
+    UPDATE engine_offsets SET epoch = ${lit(at.epoch)}, "lastStreamId" = ${lit(at.streamId)},
+      counters = counters || ${lit(JSON.stringify(counters))}::jsonb, "updatedAt" = now()
+    WHERE name = ${lit(ENGINE)} AND "fencingToken" = ${lit(at.fencingToken)}::bigint;
+    IF NOT FOUND THEN RAISE EXCEPTION 'fencing token % is no longer current', ${lit(at.fencingToken)} USING ERRCODE = '${FENCED_OUT}'; END IF;
+  END $fence$`
+  const rest = [...writes.map(([sql, rows]) => sql.replace('$1::json', `${lit(json(rows))}::json`)), 'COMMIT'].join(';\n')
+  return { fence, rest }
+}
+
 /**
  * Writes everything the batch changed and moves the offset to its last stream id, atomically. Refused
  * with FencedOutError when another leader has claimed a newer token since ours.
@@ -291,26 +319,13 @@ const FENCED_OUT = 'EXF01'
  * each round trip waited for a turn of that loop (see docs/decisions.md "Performance"). The fencing
  * update raises when it matches no row, which aborts the transaction before any write.
  */
-export async function commitBatch(
+export async function commitSealed(
   pool: pg.Pool,
-  state: EngineState,
-  changes: Changes,
-  at: BatchPosition,
+  { fence, rest }: SealedBatch,
   /** Test seam: awaited inside the transaction, after the fencing update (which holds the offset row's lock). */
   inCommit?: () => Promise<void>,
 ): Promise<void> {
-  const counters: Record<string, number> = { now: state.now }
-  for (const [name, value] of state.dirtyCounters()) counters[name] = value
-  const writes = statements(state, changes)
-  const lit = sqlLiteral
   const client = await pool.connect()
-  const fence = `DO $fence$ BEGIN
-    UPDATE engine_offsets SET epoch = ${lit(at.epoch)}, "lastStreamId" = ${lit(at.streamId)},
-      counters = counters || ${lit(JSON.stringify(counters))}::jsonb, "updatedAt" = now()
-    WHERE name = ${lit(ENGINE)} AND "fencingToken" = ${lit(at.fencingToken)}::bigint;
-    IF NOT FOUND THEN RAISE EXCEPTION 'fencing token % is no longer current', ${lit(at.fencingToken)} USING ERRCODE = '${FENCED_OUT}'; END IF;
-  END $fence$`
-  const rest = [...writes.map(([sql, rows]) => sql.replace('$1::json', `${lit(json(rows))}::json`)), 'COMMIT'].join(';\n')
   let broken: Error | undefined
   try {
     if (inCommit) {
@@ -329,5 +344,9 @@ export async function commitBatch(
     // A client whose session died is destroyed, not returned to the pool for the next caller to fail on.
     client.release(broken)
   }
-  state.markCountersPersisted()
+}
+
+/** Seals and commits in one step: for callers that apply nothing meanwhile. */
+export function commitBatch(pool: pg.Pool, state: EngineState, changes: Changes, at: BatchPosition): Promise<void> {
+  return commitSealed(pool, sealBatch(state, changes, at))
 }

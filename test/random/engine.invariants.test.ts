@@ -12,6 +12,15 @@ import { T0 } from '../support/engineFixtures.js'
 import { applyChecked, checkInvariants, Ledgers } from '../support/invariants.js'
 import { HOUSE, RandomTrading } from '../support/randomTrading.js'
 
+/** A value JSON carries unchanged: no undefined, bigint, function, Date or other non-plain object, no NaN. */
+function expectJsonValue(v: unknown, at: string): void {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return
+  if (typeof v === 'number') return void expect(Number.isFinite(v), at).toBe(true)
+  if (Array.isArray(v)) return v.forEach((x, i) => expectJsonValue(x, `${at}[${i}]`))
+  expect(typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype, `${at} is a JSON value`).toBe(true)
+  for (const [k, x] of Object.entries(v as object)) expectJsonValue(x, `${at}.${k}`)
+}
+
 const COMMANDS = 50_000
 const BATCH = 250
 const CREDIT_COMMANDS = 8_000
@@ -24,6 +33,7 @@ describe('randomized trading', () => {
     const recorded: CommandEnvelope[] = []
     const outcomes = new Map<string, number>()
     const endings = new Map<string, number>()
+    let handedOver: { replies: unknown[]; text: string } | null = null
     const apply = (env: CommandEnvelope) => {
       recorded.push(env)
       const r = applyChecked(engine, env)
@@ -57,6 +67,11 @@ describe('randomized trading', () => {
       apply(gen.next(engine.state))
       if ((i + 1) % BATCH === 0) {
         const c = engine.takeChanges()
+        // An engine in the API's process hands replies over as objects, after the next batch may have
+        // been applied: they must be what their JSON gives, and nothing later may change them.
+        if (handedOver) expect(JSON.stringify(handedOver.replies), 'replies changed after their batch').toBe(handedOver.text)
+        handedOver = { replies: c.replies, text: JSON.stringify(c.replies) }
+        for (const r of c.replies) expectJsonValue(r.reply, r.id)
         for (const o of c.orders.values()) if (o.triggeredAt !== null && o.status !== 'open') endings.set(`triggered:${o.status}`, (endings.get(`triggered:${o.status}`) ?? 0) + 1)
         totals.absorb(c)
         checkInvariants(engine.state, totals)

@@ -2,8 +2,12 @@
 // token claimed in PostgreSQL); the others wait as hot standbys. The leader
 //   1. recovers: snapshot from Redis (or a rebuild from PostgreSQL), then replays the commands whose
 //      effects PostgreSQL already has, re-sending their events and replies without writing anything;
-//   2. loops: XREAD a batch → apply each command → one PostgreSQL transaction with the batch's effects,
-//      its last stream id and the fencing token → mirrors, events, replies → a snapshot now and then.
+//   2. loops: XREAD → apply each command; and, one batch at a time, in order: seal what the commands
+//      applied since the last batch changed → one PostgreSQL transaction with the batch's effects, its
+//      last stream id and the fencing token → mirrors, events, replies → a snapshot now and then.
+//      Reading and applying go on while a batch commits (group commit): the batch in flight was sealed,
+//      written out from the state as it left it, so the state may move on; nothing of a batch is sent
+//      before its COMMIT returns, and a batch seals only once the one before it is published.
 // A connection lost while committing is ridden out in place: the stored offset says whether the COMMIT
 // happened, and the batch is retried (still fenced) only if it did not. Any other failure while leading,
 // or a database away for longer than a lease, drops the in-memory state, gives up the lease and starts
@@ -14,18 +18,17 @@ import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { loadSnapshot, saveSnapshot, streamEpoch } from '../../bus/engineSnapshots.js'
-import { publishBatch, rewriteMirrors } from '../../bus/engineOutbox.js'
+import { publishBatch, rewriteMirrors, sealPublication, sendPublication, type LocalReply, type SealedPublication } from '../../bus/engineOutbox.js'
 import type { RedisKeys } from '../../bus/keys.js'
 import { Lease } from '../../bus/lease.js'
 import { compareStreamIds } from '../../bus/streamIds.js'
 import { newId } from '../../domain/ids.js'
 import { EngineMetrics } from '../../metrics/engineMetrics.js'
 import { registersFor } from '../../metrics/registry.js'
-import type { Changes } from '../../engine/changes.js'
 import type { CommandEnvelope } from '../../engine/commands.js'
 import { Engine } from '../../engine/engine.js'
 import { restoreSnapshot, serializeSnapshot } from '../../engine/snapshot.js'
-import { commitBatch, FencedOutError } from '../../store/batchWriter.js'
+import { commitSealed, FencedOutError, sealBatch, type SealedBatch } from '../../store/batchWriter.js'
 import { loadState } from '../../store/engineRebuild.js'
 import { batchOutcome, claimFencingToken, readOffset } from '../../store/engineOffsets.js'
 import { isConnectionLoss, isLockTimeout } from '../../store/pg.js'
@@ -57,6 +60,20 @@ export interface EngineRunnerOptions {
 
 type Entry = [id: string, fields: string[]]
 
+/** A batch applied in memory and sealed: everything its commit and publication need, nothing live. */
+interface Sealed {
+  lastId: string
+  commands: number
+  transaction: SealedBatch
+  publication: SealedPublication
+}
+
+/** Where replies to this process's own API go without Redis (see sealPublication). */
+export interface LocalReplies {
+  node: string
+  deliver(replies: LocalReply[]): void
+}
+
 /** What the engine's PostgreSQL sessions call themselves in pg_stat_activity. */
 export const ENGINE_APPLICATION_NAME = 'exchange-engine'
 
@@ -77,8 +94,18 @@ export class EngineRunner {
   private leading = false
   private token = ''
   private epoch = ''
+  /** The last command read and applied (the XREAD cursor); ahead of committedId while a batch is open or in flight. */
   private lastId = '0-0'
   private committedId = '0-0'
+  /** Commands applied since the last seal. */
+  private open = 0
+  /** The sealed batch being committed, if any. */
+  private inFlight: Promise<void> | null = null
+  /** Settles once every publication sent so far has (their failures go to `failure`). */
+  private published: Promise<void> = Promise.resolve()
+  /** Why the batch in flight failed: the leader steps down. */
+  private failure: { err: unknown } | null = null
+  private localReplies: LocalReplies | null = null
   private sinceSnapshot = 0
   private lastSnapshotAt = 0
   private loop: Promise<void> | null = null
@@ -88,6 +115,11 @@ export class EngineRunner {
   constructor(private readonly o: EngineRunnerOptions) {
     this.lease = new Lease(o.redis, o.keys.engineLease, o.instanceId, o.leaseMs)
     this.metrics = new EngineMetrics(registersFor(o.registry ?? null), this)
+  }
+
+  /** Replies to `node` are handed to `deliver` in-process, once their batch is committed and published. */
+  replyLocally(local: LocalReplies): void {
+    this.localReplies = local
   }
 
   get isLeader(): boolean {
@@ -187,17 +219,84 @@ export class EngineRunner {
     this.token = token
     this.o.log.info({ instance: this.o.instanceId, fencingToken: this.token }, 'engine leading')
     await this.recover()
-    while (!this.stopping && this.leading) {
-      const res = (await this.o.blocking.xread(
-        'COUNT', this.o.batchMax, 'BLOCK', BLOCK_MS, 'STREAMS', this.o.keys.commands, this.lastId,
-      )) as Array<[string, Entry[]]> | null
-      if (this.crashed) return
-      const entries = res?.[0]?.[1]
-      if (entries && entries.length > 0) await this.process(entries)
-      if (this.crashed) return
-      await this.maybeSnapshot()
+    this.failure = null
+    this.published = Promise.resolve()
+    try {
+      while (!this.stopping && this.leading && !this.failure) {
+        // A full open batch waits for the one in flight (which then takes it).
+        if (this.open >= this.o.batchMax && this.inFlight) {
+          await this.inFlight
+          continue
+        }
+        if (this.snapshotDue()) {
+          await this.settle()
+          if (this.failure || this.crashed) break
+          await this.snapshot()
+          continue
+        }
+        const res = (await this.o.blocking.xread(
+          'COUNT', this.o.batchMax - this.open, 'BLOCK', BLOCK_MS, 'STREAMS', this.o.keys.commands, this.lastId,
+        )) as Array<[string, Entry[]]> | null
+        if (this.crashed) return
+        const entries = res?.[0]?.[1]
+        if (!entries || entries.length === 0 || this.failure || !this.leading) continue
+        const engine = this.engine!
+        for (const [id, fields] of entries) this.applyEntry(engine, id, fields)
+        this.open += entries.length
+        this.lastId = entries[entries.length - 1]![0]
+        this.kick()
+      }
+      // Graceful: the commands applied are committed and answered before the lease is given up.
+      if (this.stopping && this.leading && !this.crashed) await this.settle()
+    } finally {
+      // Nothing of this leadership may still be committing or publishing when the next one starts.
+      while (this.inFlight) await this.inFlight
+      await this.published
+      this.open = 0
     }
+    // (Set by the batch in flight, which the compiler cannot see.)
+    const failure = this.failure as { err: unknown } | null
+    if (failure) throw failure.err
     this.stepDown()
+  }
+
+  /** Seals the open batch and starts committing it, unless a batch is in flight (it kicks again when done). */
+  private kick(): void {
+    if (this.inFlight || this.open === 0 || this.failure || this.crashed || !this.leading) return
+    const engine = this.engine!
+    const changes = engine.takeChanges()
+    const at = { epoch: this.epoch, streamId: this.lastId, fencingToken: this.token }
+    const sealed: Sealed = {
+      lastId: this.lastId,
+      commands: this.open,
+      transaction: sealBatch(engine.state, changes, at),
+      publication: sealPublication(this.o.keys, engine.state, changes, this.localReplies?.node ?? null),
+    }
+    this.open = 0
+    this.inFlight = this.process(sealed).then(
+      () => {
+        this.inFlight = null
+        this.kick()
+      },
+      (err: unknown) => {
+        this.inFlight = null
+        this.failure = { err }
+      },
+    )
+  }
+
+  /** Until nothing applied is uncommitted or unpublished (or a batch failed). */
+  private async settle(): Promise<void> {
+    for (;;) {
+      this.kick()
+      if (this.inFlight) {
+        await this.inFlight
+        continue
+      }
+      const published = this.published
+      await published
+      if (published === this.published) return
+    }
   }
 
   /**
@@ -224,28 +323,39 @@ export class EngineRunner {
     this.engine = null
   }
 
-  /** Applies, commits, publishes one batch read from the stream. */
-  private async process(entries: Entry[]): Promise<void> {
-    const engine = this.engine!
-    for (const [id, fields] of entries) this.applyEntry(engine, id, fields)
-    const lastId = entries[entries.length - 1]![0]
-    const changes = engine.takeChanges()
+  /**
+   * Commits one sealed batch, then sends its publication at once, as the serial loop did: the next batch
+   * may commit while this one publishes. Publications still go out in commit order (one connection, each
+   * written as its COMMIT returns), and a batch committed is published in the same turn, so a kill leaves
+   * no wider window of committed but unpublished batches than one (recovery's replay re-sends that one).
+   */
+  private async process(sealed: Sealed): Promise<void> {
+    const { lastId, commands, transaction } = sealed
     await this.o.beforeCommit?.(lastId)
     if (this.crashed) return
     const commitStart = performance.now()
-    if ((await this.commit(engine, changes, lastId)) === 'fenced-out') {
+    if ((await this.commit(transaction, lastId)) === 'fenced-out') {
       this.o.log.warn({ at: 'EngineRunner#process', streamId: lastId }, 'batch refused: a newer leader holds the fencing token; stepping down')
       this.leading = false
       this.o.onFencedOut?.(lastId)
       return
     }
-    this.lastId = lastId
     this.committedId = lastId
-    this.metrics.committed(entries.length, (performance.now() - commitStart) / 1000)
+    this.metrics.committed(commands, (performance.now() - commitStart) / 1000)
     await this.o.afterCommit?.(lastId)
     if (this.crashed) return
-    await publishBatch(this.o.redis, this.o.keys, engine.state, changes)
-    this.sinceSnapshot += entries.length
+    const publishing = this.publish(sealed)
+    publishing.catch((err: unknown) => {
+      this.failure ??= { err }
+    })
+    this.published = Promise.allSettled([this.published, publishing]).then(() => {})
+  }
+
+  private async publish({ commands, publication }: Sealed): Promise<void> {
+    if (this.crashed) return
+    await sendPublication(this.o.redis, publication)
+    if (publication.local.length > 0) this.localReplies?.deliver(publication.local)
+    this.sinceSnapshot += commands
   }
 
   /**
@@ -255,14 +365,14 @@ export class EngineRunner {
    * token → fenced out. Gives up on an uncommitted batch (throws, so the leader steps down) once the lease
    * is lost, the runner stops, or PostgreSQL has been unreachable for a lease period.
    */
-  private async commit(engine: Engine, changes: Changes, lastId: string): Promise<'committed' | 'fenced-out'> {
+  private async commit(transaction: SealedBatch, lastId: string): Promise<'committed' | 'fenced-out'> {
     const at = { epoch: this.epoch, streamId: lastId, fencingToken: this.token }
     const inCommit = this.o.inCommit ? () => this.o.inCommit!(lastId) : undefined
     const giveUpAt = Date.now() + this.o.leaseMs
     let delay = RETRY_MIN_MS
     for (;;) {
       try {
-        await commitBatch(this.o.pool, engine.state, changes, at, inCommit)
+        await commitSealed(this.o.pool, transaction, inCommit)
         return 'committed'
       } catch (err) {
         if (err instanceof FencedOutError) return 'fenced-out'
@@ -283,10 +393,7 @@ export class EngineRunner {
         }
         const outcome = batchOutcome(offset, { ...at, previousId: this.committedId })
         this.o.log.info({ at: 'EngineRunner#commit', streamId: lastId, outcome }, 'batch resolved from the stored offset')
-        if (outcome === 'committed') {
-          engine.state.markCountersPersisted()
-          return 'committed'
-        }
+        if (outcome === 'committed') return 'committed'
         if (outcome === 'fenced-out') return 'fenced-out'
         if (outcome === 'diverged') throw new Error(`the stored offset moved past ${this.committedId} under fencing token ${this.token}`)
         if (giveUp()) throw new Error(`batch ${lastId} not committed, and no longer retried: lease lost or stopping`)
@@ -342,22 +449,27 @@ export class EngineRunner {
     this.lastId = committed
     this.committedId = committed
     await rewriteMirrors(redis, keys, this.engine.state)
+    // A snapshot at the recovered point before any new batch: a batch is published only once its COMMIT
+    // returns, so a leader that dies may leave committed batches unpublished (one, or two while the next
+    // commits), and only a replay from an earlier snapshot sends their events and replies; a state loaded
+    // from PostgreSQL is already past them. (It leaves the stream untrimmed: the periodic ones trim.)
+    if (from !== committed || !(snap && snap.streamId === committed)) await this.snapshot(false)
     this.sinceSnapshot = 0
     this.lastSnapshotAt = Date.now()
     log.info({ epoch: this.epoch, from, committed, markets: this.engine.state.markets.size }, 'engine recovered')
   }
 
-  private async maybeSnapshot(): Promise<void> {
-    if (this.sinceSnapshot === 0) return
-    if (this.sinceSnapshot < this.o.snapshotEvery && Date.now() - this.lastSnapshotAt < this.o.snapshotMs) return
-    await this.snapshot()
+  private snapshotDue(): boolean {
+    if (this.sinceSnapshot === 0) return false
+    return this.sinceSnapshot >= this.o.snapshotEvery || Date.now() - this.lastSnapshotAt >= this.o.snapshotMs
   }
 
-  /** Saves the state as of the last committed batch and trims the stream below it. */
-  private async snapshot(): Promise<void> {
-    if (!this.engine || this.committedId === '0-0') return
+  /** Saves the state as of the last committed batch and, unless told not to, trims the stream below it:
+   * only with nothing applied uncommitted or unpublished (after settle()), when the state is the committed one. */
+  private async snapshot(trim = true): Promise<void> {
+    if (!this.engine) return
     await saveSnapshot(this.o.redis, this.o.keys, this.epoch, this.committedId, serializeSnapshot(this.engine.state))
-    await this.o.redis.xtrim(this.o.keys.commands, 'MINID', this.committedId)
+    if (trim && this.committedId !== '0-0') await this.o.redis.xtrim(this.o.keys.commands, 'MINID', this.committedId)
     this.sinceSnapshot = 0
     this.lastSnapshotAt = Date.now()
   }
