@@ -39,7 +39,7 @@ async function world(leaseMs: number, apiEnv: Record<string, string>, first: Rec
     const p = launchMain({
       NODE_ENV: 'test', ROLES: 'engine', LOG_LEVEL: 'info', DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: prefix,
       ENGINE_LEASE_MS: String(leaseMs),
-      // No snapshot: a new leader rebuilds from PostgreSQL and cannot replay (nor re-answer) the last batch.
+      // No periodic snapshot: only the one each leader takes once it has recovered.
       ENGINE_SNAPSHOT_EVERY: '10000000', ENGINE_SNAPSHOT_MS: '3600000',
       ...env,
     })
@@ -91,6 +91,8 @@ describe('engine failover', () => {
     // What the dead engine committed and never answered.
     const committed = await ordersByClientId(w, 'kill-%')
     expect(committed.size).toBeGreaterThan(0)
+    // Without a snapshot a new leader rebuilds from PostgreSQL and cannot replay (nor re-answer) the last batch.
+    await w.api.redis.del(w.api.keys.snapshot)
     const restarted = w.engine()
     const answers = await Promise.all(placed)
 
@@ -117,6 +119,29 @@ describe('engine failover', () => {
     }
     expect(await ledgerDrift(w)).toBe(0)
     expect((await w.order(w.users[0]!, 'buy', 'kill-after')).status).toBe(200)
+  })
+
+  it('publishes what an engine killed between its commit and its publication committed: the next leader replays it', { timeout: 120_000 }, async () => {
+    // Replies wait longer than the test runs: every answer must be an engine's reply, not a lookup.
+    const w = await world(1_000, { ENGINE_REPLY_TIMEOUT_MS: '600000' }, { ENGINE_FAULT: 'kill-after-commit' })
+    await w.api.redis.set(w.api.keys.engineFault, '1')
+    const placed = Array.from({ length: 8 }, (_, i) => w.order(w.users[i % 2]!, i % 2 === 0 ? 'buy' : 'sell', `kill-${i}`))
+    expect((await w.first.exited).signal).toBe('SIGKILL')
+    const committed = await ordersByClientId(w, 'kill-%')
+    expect(committed.size).toBeGreaterThan(0)
+    // The users' order streams, as their subscribers replay them.
+    const logged = async () => {
+      const entries = await Promise.all(w.users.map((u) => w.api.redis.xrange(w.api.keys.eventLog(`orders:${u.user.id}`), '-', '+')))
+      return entries.flat().map(([, fields]) => fields[1]!).join('\n')
+    }
+    for (const row of committed.values()) expect(await logged()).not.toContain(row.id)
+
+    // The dead leader snapshotted its state when it took over, so the next one replays the batch from there.
+    w.engine()
+    const answers = await Promise.all(placed)
+    for (const a of answers) expect(a.status, a.text).toBe(200)
+    const log = await logged()
+    for (const row of committed.values()) expect(log).toContain(row.id)
   })
 
   it('lets a standby lead within the lease while the leader is frozen inside its commit, and fences the leader out', { timeout: 120_000 }, async () => {
