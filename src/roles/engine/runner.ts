@@ -6,8 +6,9 @@
 //      applied since the last batch changed → one PostgreSQL transaction with the batch's effects, its
 //      last stream id and the fencing token → mirrors, events, replies → a snapshot now and then.
 //      Reading and applying go on while a batch commits (group commit): the batch in flight was sealed,
-//      written out from the state as it left it, so the state may move on; nothing of a batch is sent
-//      before its COMMIT returns, and a batch seals only once the one before it is published.
+//      written out from the state as it left it, so the state may move on. One batch commits at a time,
+//      in order; the next seals when the one before has committed (whatever was applied meanwhile), and
+//      nothing of a batch is sent before its COMMIT returns. Replies to this process's own API skip Redis.
 // A connection lost while committing is ridden out in place: the stored offset says whether the COMMIT
 // happened, and the batch is retried (still fenced) only if it did not. Any other failure while leading,
 // or a database away for longer than a lease, drops the in-memory state, gives up the lease and starts
