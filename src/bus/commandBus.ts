@@ -15,14 +15,15 @@ import { TurnBatch, type ItemAnswer } from './turnBatch.js'
 
 // The epoch and the appends in one script: each envelope appended atomically with the epoch it was
 // appended under, as a MULTI of GET and XADD was, but the submits of one loop turn share one script
-// call (one command for ioredis to build, one reply to read), in the order they were submitted.
+// call (one command for ioredis to build, one reply to read), in the order they were submitted,
+// written directly rather than through the auto-pipeline (TurnBatch).
 // KEYS[1] the stream epoch, KEYS[2] the command stream; ARGV the envelopes. Returns {epoch or nil,
 // stream id or error per envelope}: an XADD that fails fails its own submit only, as it did alone.
 const appendWithEpoch = defineScript(`
 local out = {redis.call('GET', KEYS[1])}
 for i = 1, #ARGV do out[i + 1] = redis.pcall('XADD', KEYS[2], '*', 'c', ARGV[i]) end
 return out
-`)
+`, { direct: true })
 
 export interface SubmitOptions {
   correlationId?: string

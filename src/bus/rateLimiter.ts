@@ -62,7 +62,7 @@ for i = 1, tonumber(ARGV[1]) do
   a = a + 4
 end
 return out
-`)
+`, { direct: true })
 
 interface Charge {
   pool: string

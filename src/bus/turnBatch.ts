@@ -1,8 +1,10 @@
-// Calls made in one loop turn, sent to Redis as one. ioredis already writes the commands of a turn
-// together (auto-pipelining), but builds, encodes, parses and settles each command on its own: most of
-// a small script call's cost. A turn's calls (a socket read's worth of requests, continued together
-// when one Redis reply lets them all go on) become one script call that handles each item in order,
-// as the separate calls were handled in order, and answers each item on its own.
+// Calls made in one turn of the event loop, sent to Redis as one. ioredis's auto-pipelining writes the
+// commands of a loop iteration together, but builds, encodes, parses and settles each command on its
+// own, through a pipeline: most of a small script call's cost. A turn's calls become one script call,
+// written directly (past the auto-pipeline), that handles each item in order, as the separate calls
+// were handled in order, and answers each item on its own. A turn ends where the auto-pipeline's did
+// (`setImmediate`: once the iteration's I/O callbacks and their promise chains have run), so the calls
+// of every request read in one poll phase share a call, written when the auto-pipeline wrote theirs.
 
 /** What a batch answers per item: its value, or the error that item alone failed with. */
 export type ItemAnswer<R> = R | Error
@@ -21,11 +23,11 @@ export class TurnBatch<I, R> {
     private readonly max = 256,
   ) {}
 
-  /** Runs `item` with the rest of this turn's, once the turn's synchronous work and microtasks are done. */
+  /** Runs `item` with the rest of this turn's, once the loop iteration's I/O callbacks and microtasks are done. */
   add(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.waiters.push({ resolve, reject })
-      if (this.items.push(item) === 1) process.nextTick(this.flush)
+      if (this.items.push(item) === 1) setImmediate(this.flush)
     })
   }
 
