@@ -1,5 +1,6 @@
 // The per-operation context every resolver receives, whatever the transport (yoga over HTTP, the REST
 // executor in-process, graphql-ws): the node's services and who is calling, resolved once per request.
+import { RequestCache } from '@pothos/plugin-scope-auth'
 import { NO_CREDENTIAL, type CredentialResult, type Principal } from '../auth/principal.js'
 import type { SessionCookies } from '../auth/sessionCookie.js'
 import type { Services } from '../services/services.js'
@@ -44,6 +45,17 @@ export function createContext(services: Services, correlationId: string, interna
     userAgent: caller.userAgent,
     cookies: caller.cookies,
   }
+}
+
+/**
+ * Ends an operation's context: drops the scope cache Pothos keeps for it in a WeakMap. V8's young-generation
+ * collections keep a WeakMap's entries alive until a full collection, and with the cache the context and
+ * all it reaches (the request, the reply, the answer): every REST request's objects were copied and
+ * promoted to the old generation instead of dying young (docs/decisions.md D-225). Only once nothing
+ * resolves with the context any more: a later field would build the cache again, checking every scope anew.
+ */
+export function endContext(ctx: GraphQLContext): void {
+  RequestCache.clearForContext(ctx)
 }
 
 export function memoize<T>(ctx: GraphQLContext, key: string, load: () => Promise<T>): Promise<T> {

@@ -6,7 +6,7 @@
 import { parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { compileQuery, isCompiledQuery } from 'graphql-jit'
 import { DomainError } from '../domain/errors.js'
-import type { GraphQLContext } from '../graphql/context.js'
+import { endContext, type GraphQLContext } from '../graphql/context.js'
 import { classify } from '../graphql/errors.js'
 import { nulAt } from '../graphql/nulArguments.js'
 import { parsePart } from './requestSchema.js'
@@ -52,7 +52,12 @@ export async function runRoute(route: CompiledRoute, req: RestRequest, ctx: Grap
   const nul = nulAt(req.query, 'query') ?? nulAt(req.body, 'body')
   if (nul) throw new DomainError('INVALID_REQUEST', `${nul} contains the NUL character (U+0000)`, { field: nul })
   const variableValues = route.variables?.(input) ?? {}
-  const result = await route.run(ctx, variableValues)
+  let result: ExecutionResult
+  try {
+    result = await route.run(ctx, variableValues)
+  } finally {
+    endContext(ctx)
+  }
   const first = result.errors?.[0]
   if (first) {
     const c = classify(first, ctx.correlationId, ctx.services.log)
