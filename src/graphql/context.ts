@@ -54,7 +54,7 @@ export function createContext(services: Services, correlationId: string, interna
  * promoted to the old generation instead of dying young (docs/decisions.md D-225). Only once nothing
  * resolves with the context any more: a later field would build the cache again, checking every scope anew.
  */
-export function endContext(ctx: GraphQLContext): void {
+export function endContext(ctx: object): void {
   RequestCache.clearForContext(ctx)
 }
 

@@ -8,7 +8,7 @@ import { callerOf } from '../auth/httpAuth.js'
 import { documentLimitError } from './documentLimits.js'
 import { operationLimitError } from './operationLimits.js'
 import type { Services } from '../services/services.js'
-import { createContext, type GraphQLContext } from './context.js'
+import { createContext, endContext, type GraphQLContext } from './context.js'
 import { useCompiledExecution } from './compiledExecution.js'
 import { useClientErrors } from './errors.js'
 import { renderGraphiQLPage } from './graphiql.js'
@@ -43,6 +43,11 @@ function useOperationLimits(): Plugin {
   return { onExecute: refuse, onSubscribe: refuse }
 }
 
+/** Ends a query's or mutation's context once it has executed (endContext); a subscription's lives on. */
+export function useEndContext(): Plugin {
+  return { onExecute: ({ args }) => ({ onExecuteDone: () => endContext(args.contextValue) }) }
+}
+
 /** What GraphiQL shows a first-time visitor: a public query that answers on a fresh install. */
 const GRAPHIQL_DEFAULT_QUERY = `# Market data needs no credential. For \`me\` and mutations, put
 # {"authorization": "Bearer svc_sk_…"} in Headers below, or sign in
@@ -70,6 +75,6 @@ export function createGraphQLServer(schema: GraphQLSchema, services: Services): 
       error: (...args) => log.error(args.map(String).join(' ')),
     },
     context: ({ req, reply }) => createContext(services, req.id, false, callerOf(req, reply, services.config)),
-    plugins: [useOperationMetrics(services.metrics.graphql), useDocumentLimits(), useOperationLimits(), useClientErrors(log), useCompiledExecution()],
+    plugins: [useOperationMetrics(services.metrics.graphql), useDocumentLimits(), useOperationLimits(), useClientErrors(log), useCompiledExecution(), useEndContext()],
   })
 }

@@ -1,6 +1,7 @@
-// A REST request's GraphQL context is ended when its operation is done: Pothos's scope cache for it
-// is dropped (docs/decisions.md D-225), whether the operation answered or failed. Held by the cache
-// itself: one made before the run is the one the run uses, and after the run a fresh one comes back.
+// A REST request's GraphQL context, and a yoga query's or mutation's, is ended when its operation is
+// done: Pothos's scope cache for it is dropped (docs/decisions.md D-225), whether the operation answered
+// or failed. Held by the cache itself: one made before the run is the one the run uses, and after the
+// run a fresh one comes back.
 import { RequestCache } from '@pothos/plugin-scope-auth'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
@@ -10,6 +11,7 @@ import { schema } from '../../src/graphql/schema.js'
 import { compileRoutes, runRoute, type CompiledRoute } from '../../src/rest/executor.js'
 import { restRoutes } from '../../src/rest/routes.js'
 import type { Services } from '../../src/services/services.js'
+import { useEndContext } from '../../src/graphql/yoga.js'
 
 const services = { log: pino({ level: 'silent' }) } as unknown as Services
 const request = { params: {}, query: {}, body: undefined }
@@ -45,6 +47,17 @@ describe('runRoute', () => {
     } as unknown as CompiledRoute
     expect((await runRoute(route, request, ctx)).body).toBe(1)
     expect(seen).toBe(during)
+    expect(RequestCache.fromContext(ctx, builder as never)).not.toBe(during)
+  })
+})
+
+describe('useEndContext (yoga)', () => {
+  it('drops the scope cache of a query or mutation once it has executed', () => {
+    const ctx = createContext(services, 'c-3', false)
+    const during = RequestCache.fromContext(ctx, builder as never)
+    const hooks = (useEndContext().onExecute as (p: unknown) => { onExecuteDone(): void })({ args: { contextValue: ctx } })
+    expect(RequestCache.fromContext(ctx, builder as never)).toBe(during)
+    hooks.onExecuteDone()
     expect(RequestCache.fromContext(ctx, builder as never)).not.toBe(during)
   })
 })
