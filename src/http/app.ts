@@ -69,8 +69,10 @@ export function buildHttp(o: HttpOptions): FastifyInstance {
   app.addHook('onRoute', (r) => {
     routes.push({ method: r.method, url: r.url })
   })
-  app.addHook('onRequest', async (req, reply) => {
+  // A callback, not an async function: Fastify would settle a promise for it on every request.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Correlation-Id', req.id)
+    done()
   })
   // Latency by route pattern (a request no route matched is `unmatched`). An event stream's response
   // lasts as long as its stream: it is not a latency, and is left out.
