@@ -27,4 +27,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # As `npm start` without its build step (the image has no build tools): same flags.
-CMD ["node", "--max-semi-space-size=128", "--enable-source-maps", "dist/app/main.mjs"]
+CMD ["node", "--max-semi-space-size=128", "--no-allocation-site-pretenuring", "--enable-source-maps", "dist/app/main.mjs"]

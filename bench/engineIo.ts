@@ -112,7 +112,7 @@ export async function benchEngineIo(): Promise<void> {
   const redis = new Redis(redisUrl)
   const { setupEnd, passEnds } = await writeStream(redis, keys.commands)
 
-  const flags = ['--max-semi-space-size=128', '--enable-source-maps', ...(compiled ? [] : ['--import', 'tsx'])]
+  const flags = ['--max-semi-space-size=128', '--no-allocation-site-pretenuring', '--enable-source-maps', ...(compiled ? [] : ['--import', 'tsx'])]
   if (process.env.HTTP_BENCH_CPU_PROF) flags.push('--cpu-prof', `--cpu-prof-dir=${process.env.HTTP_BENCH_CPU_PROF}`)
   const env = {
     NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(8).toString('hex'), HOST: '127.0.0.1', PORT: '0',

@@ -58,7 +58,7 @@ class ServerProcess {
   private readonly exited: Promise<void>
 
   constructor(env: Record<string, string>) {
-    const flags = ['--max-semi-space-size=128', '--enable-source-maps', ...(compiled ? [] : ['--import', 'tsx'])]
+    const flags = ['--max-semi-space-size=128', '--no-allocation-site-pretenuring', '--enable-source-maps', ...(compiled ? [] : ['--import', 'tsx'])]
     if (process.env.HTTP_BENCH_CPU_PROF) flags.push('--cpu-prof', `--cpu-prof-dir=${process.env.HTTP_BENCH_CPU_PROF}`)
     if (process.env.HTTP_BENCH_CPU_PROF_INTERVAL) flags.push(`--cpu-prof-interval=${process.env.HTTP_BENCH_CPU_PROF_INTERVAL}`)
     this.child = spawn(process.execPath, [...flags, SERVER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
