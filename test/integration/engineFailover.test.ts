@@ -81,16 +81,21 @@ async function ledgerDrift(w: World): Promise<number> {
   )).rows[0].n
 }
 
+/** Eight orders placed at an engine that kills itself once its first batch is committed, before publishing it. */
+async function killedAfterCommit(replyTimeoutMs: number) {
+  const w = await world(1_000, { ENGINE_REPLY_TIMEOUT_MS: String(replyTimeoutMs) }, { ENGINE_FAULT: 'kill-after-commit' })
+  await w.api.redis.set(w.api.keys.engineFault, '1')
+  const placed = Array.from({ length: 8 }, (_, i) => w.order(w.users[i % 2]!, i % 2 === 0 ? 'buy' : 'sell', `kill-${i}`))
+  expect((await w.first.exited).signal).toBe('SIGKILL')
+  // What the dead engine committed and never answered.
+  const committed = await ordersByClientId(w, 'kill-%')
+  expect(committed.size).toBeGreaterThan(0)
+  return { w, placed, committed }
+}
+
 describe('engine failover', () => {
   it('answers callers with their committed orders when the engine dies between commit and replies', { timeout: 120_000 }, async () => {
-    const w = await world(1_000, { ENGINE_REPLY_TIMEOUT_MS: '4000' }, { ENGINE_FAULT: 'kill-after-commit' })
-    await w.api.redis.set(w.api.keys.engineFault, '1')
-    const placed = Array.from({ length: 8 }, (_, i) => w.order(w.users[i % 2]!, i % 2 === 0 ? 'buy' : 'sell', `kill-${i}`))
-    expect((await w.first.exited).signal).toBe('SIGKILL')
-
-    // What the dead engine committed and never answered.
-    const committed = await ordersByClientId(w, 'kill-%')
-    expect(committed.size).toBeGreaterThan(0)
+    const { w, placed, committed } = await killedAfterCommit(4_000)
     // Without a snapshot a new leader rebuilds from PostgreSQL and cannot replay (nor re-answer) the last batch.
     await w.api.redis.del(w.api.keys.snapshot)
     const restarted = w.engine()
@@ -123,12 +128,7 @@ describe('engine failover', () => {
 
   it('publishes what an engine killed between its commit and its publication committed: the next leader replays it', { timeout: 120_000 }, async () => {
     // Replies wait longer than the test runs: every answer must be an engine's reply, not a lookup.
-    const w = await world(1_000, { ENGINE_REPLY_TIMEOUT_MS: '600000' }, { ENGINE_FAULT: 'kill-after-commit' })
-    await w.api.redis.set(w.api.keys.engineFault, '1')
-    const placed = Array.from({ length: 8 }, (_, i) => w.order(w.users[i % 2]!, i % 2 === 0 ? 'buy' : 'sell', `kill-${i}`))
-    expect((await w.first.exited).signal).toBe('SIGKILL')
-    const committed = await ordersByClientId(w, 'kill-%')
-    expect(committed.size).toBeGreaterThan(0)
+    const { w, placed, committed } = await killedAfterCommit(600_000)
     // The users' order streams, as their subscribers replay them.
     const logged = async () => {
       const entries = await Promise.all(w.users.map((u) => w.api.redis.xrange(w.api.keys.eventLog(`orders:${u.user.id}`), '-', '+')))
