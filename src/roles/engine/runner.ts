@@ -358,7 +358,6 @@ export class EngineRunner {
   }
 
   private async publish({ commands, publication }: Sealed): Promise<void> {
-    if (this.crashed) return
     await sendPublication(this.o.redis, publication)
     if (publication.local.length > 0) this.localReplies?.deliver(publication.local)
     this.sinceSnapshot += commands
@@ -431,9 +430,11 @@ export class EngineRunner {
     const committed = offset && offset.epoch === this.epoch ? offset.lastStreamId : '0-0'
     const snap = await loadSnapshot(redis, keys)
     let from: string
+    /** Where the snapshot the state was restored from stands; null when loaded from PostgreSQL. */
+    let restoredAt: string | null = null
     if (snap && snap.epoch === this.epoch && compareStreamIds(snap.streamId, committed) <= 0) {
       this.engine = new Engine(restoreSnapshot(snap.state))
-      from = snap.streamId
+      from = restoredAt = snap.streamId
     } else {
       this.engine = new Engine(await loadState(pool))
       from = committed
@@ -459,7 +460,7 @@ export class EngineRunner {
     // returns, so a leader that dies may leave committed batches unpublished (one, or two while the next
     // commits), and only a replay from an earlier snapshot sends their events and replies; a state loaded
     // from PostgreSQL is already past them. (It leaves the stream untrimmed: the periodic ones trim.)
-    if (from !== committed || !(snap && snap.streamId === committed)) await this.snapshot(false)
+    if (restoredAt !== committed) await this.snapshot(false)
     this.sinceSnapshot = 0
     this.lastSnapshotAt = Date.now()
     log.info({ epoch: this.epoch, from, committed, markets: this.engine.state.markets.size }, 'engine recovered')
