@@ -14,7 +14,8 @@
 // After each case it waits for the engine to commit what was sent, then checks PostgreSQL: every
 // acknowledged order is stored, once; every acknowledged cancel is cancelled; the balances sum to zero
 // (fees and insurance are balances of the system account), each balance equals its ledger rows, and the
-// fees bucket holds exactly the fills' fees. Figures only, no pass/fail.
+// fees bucket holds exactly the fills' fees. Each figure comes with every process's CPU a request (the
+// server's, PostgreSQL's, Redis's and this load generator's; bench/hostCpu.ts). Figures only, no pass/fail.
 //   npm run bench -- http          (HTTP_BENCH_SECONDS=5 for a quick local run; default 20 per case)
 // HTTP_BENCH_CASES=a,d runs only those cases (the ceiling always); HTTP_BENCH_TRACE=1 prints the
 // server's stage timers after each case (bench/httpTrace.ts); HTTP_BENCH_CPU_PROF=<dir> starts the
@@ -34,6 +35,7 @@ import { redisKeys } from '../src/bus/keys.js'
 import { compareStreamIds } from '../src/bus/streamIds.js'
 import { dropDatabase, withDatabase } from '../src/store/migrate.js'
 import { createPool } from '../src/store/pg.js'
+import { hostCpuWindow, type HostCpu } from './hostCpu.js'
 import { CEILING_PATH, TRACE_PATH } from './httpRoutes.js'
 import { fmt, printLine } from './report.js'
 
@@ -370,10 +372,13 @@ interface Measured {
   errors: number
   /** CPU used by each exchange process over the run, in cores. */
   cores: number[]
+  /** The rest of the machine over the run (PostgreSQL, Redis, this process, idle); null off Linux. */
+  host: HostCpu | null
 }
 
 async function drive(d: Deployment, w: Workload, seconds: number): Promise<Measured> {
   const cpu0 = d.cpuSeconds()
+  const host = hostCpuWindow()
   const t0 = performance.now()
   const r = await autocannon({ url: d.url, connections: CONNECTIONS, duration: seconds, requests: w.requests })
   const elapsed = (performance.now() - t0) / 1000
@@ -386,6 +391,7 @@ async function drive(d: Deployment, w: Workload, seconds: number): Promise<Measu
     p99: r.latency.p99,
     errors: r.errors + r.timeouts,
     cores,
+    host: host.end(),
   }
 }
 
@@ -425,6 +431,24 @@ function printCase(name: string, m: Measured, w: Workload | null, ceiling: Measu
     `${orders}${fmt(m.requestsPerSecond)} req/s${ratio}; p50 ${fmt(m.p50, 1)} / p90 ${fmt(m.p90, 1)} / p99 ${fmt(m.p99, 1)} ms; ` +
       `errors ${m.errors}${refusals}; server CPU ${m.cores.map((c) => `${fmt(c * 100)}%`).join(' + ')} of a core, ` +
       `${m.cores.map((c) => fmt((c / m.requestsPerSecond) * 1e6)).join(' + ')} µs a request`,
+  )
+  printBudget(m)
+}
+
+/** Every process's CPU a request, the load generator's included: what two cores' 200 µs at 10,000 req/s must cover. */
+function printBudget(m: Measured): void {
+  if (!m.host) return
+  const perRequest = (cores: number) => (cores / m.requestsPerSecond) * 1e6
+  const parts: Array<[string, number]> = [
+    ['server', m.cores.reduce((a, b) => a + b, 0)],
+    ['PostgreSQL', m.host.postgres],
+    ['Redis', m.host.redis],
+    ['load generator', m.host.loadGenerator],
+  ]
+  const total = parts.reduce((s, [, c]) => s + perRequest(c), 0)
+  printLine(
+    '    CPU a request, every process',
+    `${parts.map(([name, c]) => `${name} ${fmt(perRequest(c))}`).join(' + ')} = ${fmt(total)} µs; host idle ${fmt(m.host.idle * 100)}%`,
   )
 }
 
