@@ -24,12 +24,17 @@ export interface HostCpu {
 
 const TICKS_PER_SECOND = 100
 
+/** A process's name and the CPU seconds (user + system) it has used so far; throws when it is gone. */
+export function processCpu(pid: number | string): { comm: string; seconds: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return { comm, seconds: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND } // utime, stime in clock ticks
+}
+
 function processSeconds(pid: string): { comm: string; seconds: number } | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return { comm, seconds: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND }
+    return processCpu(pid)
   } catch {
     return null // gone between the listing and the read
   }

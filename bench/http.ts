@@ -23,7 +23,6 @@
 // than the default 1,000 µs).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
@@ -35,7 +34,7 @@ import { redisKeys } from '../src/bus/keys.js'
 import { compareStreamIds } from '../src/bus/streamIds.js'
 import { dropDatabase, withDatabase } from '../src/store/migrate.js'
 import { createPool } from '../src/store/pg.js'
-import { hostCpuWindow, type HostCpu } from './hostCpu.js'
+import { hostCpuWindow, processCpu, type HostCpu } from './hostCpu.js'
 import { CEILING_PATH, TRACE_PATH } from './httpRoutes.js'
 import { fmt, printLine } from './report.js'
 
@@ -81,9 +80,7 @@ class ServerProcess {
 
   /** Seconds of CPU (user + system) this process has used so far. */
   cpuSeconds(): number {
-    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(f[11]) + Number(f[12])) / 100 // utime, stime in clock ticks (100 Hz)
+    return processCpu(this.pid).seconds
   }
 
   async stop(): Promise<void> {
