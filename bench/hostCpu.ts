@@ -32,14 +32,6 @@ export function processCpu(pid: number | string): { comm: string; seconds: numbe
   return { comm, seconds: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND } // utime, stime in clock ticks
 }
 
-function processSeconds(pid: string): { comm: string; seconds: number } | null {
-  try {
-    return processCpu(pid)
-  } catch {
-    return null // gone between the listing and the read
-  }
-}
-
 function read(): Reading | null {
   let pids: string[]
   let cpu: number[]
@@ -51,8 +43,12 @@ function read(): Reading | null {
   }
   const r: Reading = { postgres: new Map(), redis: new Map(), self: 0, idleTicks: cpu[3]! + cpu[4]!, totalTicks: cpu.reduce((a, b) => a + b, 0) }
   for (const pid of pids) {
-    const p = processSeconds(pid)
-    if (!p) continue
+    let p
+    try {
+      p = processCpu(pid)
+    } catch {
+      continue // gone between the listing and the read
+    }
     if (p.comm.startsWith('postgres')) r.postgres.set(Number(pid), p.seconds)
     else if (p.comm.startsWith('redis-server')) r.redis.set(Number(pid), p.seconds)
   }
